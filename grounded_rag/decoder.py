@@ -19,6 +19,7 @@ from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method, get_method
 from .models import load_model
 from .prompts import build_prompts, encode
+from .speedups import small_batch_lm_head
 from .trust import retrieval_trust
 from .types import Document, GenerationResult, Prompts, TraceStep
 
@@ -80,6 +81,7 @@ class GroundedDecoder:
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, name: str = "model") -> None:
         self.model = model
         self.tokenizer = tokenizer
+        small_batch_lm_head(model)
         self.name = name
         self.eos_ids = self._eos_ids()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
@@ -279,9 +281,9 @@ class GroundedDecoder:
 
         Each request is a mapping with ``question``, ``documents`` and optional ``scores``.
         """
+        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix") if k in overrides}
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
-        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix") if k in overrides}
         if not requests:
             return []
         prepared = [

