@@ -32,7 +32,11 @@ def geometric_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, eta: torch
     """log q = (1-eta) log p_full + eta log p_ref - logsumexp(...): the closed-form barycenter."""
     eta = eta.float().unsqueeze(-1)
     unnormalized = _weighted(1.0 - eta, logp_full) + _weighted(eta, logp_ref)
-    return unnormalized - torch.logsumexp(unnormalized, dim=-1, keepdim=True)
+    fused = unnormalized - torch.logsumexp(unnormalized, dim=-1, keepdim=True)
+    # At eta = 0 (or 1) the normalizer is exactly 0: return the stream itself, bit for bit, so rho = 0
+    # reproduces standard decoding exactly rather than up to fp32 re-normalization error.
+    fused = torch.where(eta == 0, logp_full, fused)
+    return torch.where(eta == 1, logp_ref, fused)
 
 
 def arithmetic_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:

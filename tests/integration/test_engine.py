@@ -1,0 +1,135 @@
+"""Exactness of the engine on the packaged SmolLM2-135M-Instruct (real weights, no mocks)."""
+
+import pytest
+import torch
+
+from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag.prompts import encode
+
+from ..conftest import DOCUMENTS, QUESTION
+
+N = 24
+
+
+def hf_greedy(decoder: GroundedDecoder, prompt: str, n: int = N) -> list[int]:
+    """transformers' own greedy decoding of one prompt, EOS excluded."""
+    ids = torch.tensor([encode(decoder.tokenizer, prompt)])
+    out = decoder.model.generate(
+        ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, do_sample=False,
+        pad_token_id=decoder.pad_id, eos_token_id=sorted(decoder.eos_ids),
+    )[0, ids.shape[1]:].tolist()
+    return [t for t in out if t not in decoder.eos_ids]
+
+
+@pytest.mark.parametrize("method", ["standard", "grounded", "static"])
+def test_rho_zero_reproduces_plain_greedy_generate(decoder, method):
+    result = decoder.generate(QUESTION, DOCUMENTS, method=method, rho_max=0.0, max_new_tokens=N)
+    assert result.token_ids == hf_greedy(decoder, result.prompts.full)
+    assert all(step.eta == 0.0 for step in result.trace)
+    assert all(step.q == step.p_full for step in result.trace), "rho = 0 must give q = p_full bit for bit"
+
+
+def test_infinite_rho_follows_the_retrieval_only_stream(decoder):
+    result = decoder.generate(QUESTION, DOCUMENTS, method="static", rho_max=float("inf"), max_new_tokens=N)
+    assert result.prompts.reference is not None
+    assert result.token_ids == hf_greedy(decoder, result.prompts.reference)
+    assert all(step.q == step.p_ref for step in result.trace)
+
+
+def test_large_finite_rho_follows_retrieval_stream(decoder):
+    big = decoder.generate(QUESTION, DOCUMENTS, method="static", rho_max=1e6, max_new_tokens=N)
+    assert big.token_ids == hf_greedy(decoder, big.prompts.reference)
+
+
+@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference"])
+def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
+    cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
+    fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False)
+    assert cached.token_ids == fresh.token_ids
+    for a, b in zip(cached.trace, fresh.trace):
+        assert abs(a.q - b.q) < 1e-4 and abs(a.p_full - b.p_full) < 1e-4 and abs(a.rho - b.rho) < 1e-3
+
+
+def test_documents_first_shares_the_document_prefix_and_equals_separate_prefill(decoder):
+    shared = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first")
+    separate = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first", share_prefix=False)
+    full_ids = encode(decoder.tokenizer, shared.prompts.full)
+    ref_ids = encode(decoder.tokenizer, shared.prompts.reference)
+    doc_tokens = len(decoder.tokenizer(" ".join(DOCUMENTS))["input_ids"])
+    assert shared.prompts.shared_prefix_tokens > doc_tokens, "the whole document block must be shared"
+    assert full_ids[: shared.prompts.shared_prefix_tokens] == ref_ids[: shared.prompts.shared_prefix_tokens]
+    assert shared.token_ids == separate.token_ids
+    for a, b in zip(shared.trace, separate.trace):
+        assert abs(a.q - b.q) < 1e-4 and abs((a.conflict or 0) - (b.conflict or 0)) < 1e-4
+
+
+def test_prompts_differ_only_by_the_question_field(decoder):
+    for template in ["paper", "documents_first"]:
+        r = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=1, template=template)
+        sep = "\n" if template == "paper" else "\n\n"
+        question_field = f"Question: {QUESTION}" + ("\n" if template == "paper" else "")
+        assert r.prompts.reference == r.prompts.full.replace(question_field if template == "paper" else sep + question_field, "")
+        assert "Doc 1:" in r.prompts.full and "Doc 3:" in r.prompts.reference
+
+
+def test_batched_equals_one_by_one(decoder):
+    requests = [
+        {"question": QUESTION, "documents": DOCUMENTS, "scores": [0.8, 0.4, 0.3]},
+        {"question": "What is the capital of France?", "documents": DOCUMENTS[2:]},
+        {"question": "When was the tower moved?", "documents": DOCUMENTS[:1], "scores": [0.6]},
+    ]
+    batched = decoder.generate_batch(requests, max_new_tokens=N)
+    for request, b in zip(requests, batched):
+        single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"), max_new_tokens=N)
+        assert b.token_ids == single.token_ids
+        assert b.trust == single.trust
+        for x, y in zip(b.trace, single.trace):
+            assert abs(x.q - y.q) < 1e-4 and abs(x.rho - y.rho) < 1e-3
+
+
+def test_stop_strings_and_eos_end_generation(decoder):
+    free = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48)
+    assert free.finish_reason == "eos"
+    assert free.trace[-1].token_id in decoder.eos_ids
+    words = free.text.split()
+    stop = " ".join(words[2:4])  # a multi-token stop string from inside the answer
+    stopped = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48, stop=[stop])
+    assert stopped.finish_reason == "stop"
+    assert stop not in stopped.text and free.text.startswith(stopped.text)
+    short = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=3)
+    assert short.finish_reason == "length" and len(short.token_ids) == 3
+
+
+def test_seeds_reproduce_sampling_and_batching_keeps_each_seed(decoder):
+    cfg = DecodingConfig(temperature=1.0, top_k=50, top_p=0.95, min_p=0.02, seed=7, max_new_tokens=16)
+    a = decoder.generate(QUESTION, DOCUMENTS, config=cfg)
+    b = decoder.generate(QUESTION, DOCUMENTS, config=cfg)
+    assert a.token_ids == b.token_ids
+    batch = decoder.generate_batch([{"question": QUESTION, "documents": DOCUMENTS}] * 2, config=cfg)
+    assert batch[0].token_ids == batch[1].token_ids == a.token_ids
+    others = {tuple(decoder.generate(QUESTION, DOCUMENTS, config=cfg.model_copy(update={"seed": s})).token_ids) for s in range(1, 6)}
+    assert len(others) > 1, "different seeds should sample different answers"
+
+
+def test_sampling_transforms_apply_after_fusion(decoder):
+    result = decoder.generate(QUESTION, DOCUMENTS, temperature=1.0, top_k=1, seed=3, max_new_tokens=N)
+    greedy = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N)
+    assert result.token_ids == greedy.token_ids, "top_k=1 on the fused distribution is greedy on q"
+
+
+def test_stream_yields_the_generate_text(decoder):
+    pieces = list(decoder.stream(QUESTION, DOCUMENTS, max_new_tokens=N))
+    assert len(pieces) > 3
+    assert "".join(pieces) == decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N).text
+
+
+def test_trace_and_result_fields(decoder):
+    r = decoder.generate(QUESTION, DOCUMENTS, scores=[0.9, 0.2, 0.1], max_new_tokens=N, gamma=10, b=0.5)
+    assert r.trust_source == "scores" and 0.5 < r.trust < 1
+    for s in r.trace:
+        assert 0 <= s.conflict <= 1
+        assert abs(s.rho - 4.0 * r.trust * s.conflict) < 1e-4
+        assert abs(s.eta - s.rho / (1 + s.rho)) < 1e-6
+        assert 0 < s.q <= 1 and 0 < s.p_full <= 1 and 0 < s.p_ref <= 1
+    no_scores = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=2)
+    assert no_scores.trust == 1.0 and no_scores.trust_source.startswith("no scores")

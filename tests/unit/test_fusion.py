@@ -1,0 +1,100 @@
+"""The closed form, its limits, and numerical safety of the fusion in log space."""
+
+import math
+
+import pytest
+import torch
+
+from grounded_rag.fusion import (
+    arithmetic_fusion,
+    conflict,
+    eta_from_rho,
+    geometric_fusion,
+    js_divergence,
+    kl_barycenter_objective,
+)
+
+
+def random_logp(rows: int, vocab: int, seed: int, scale: float = 3.0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.log_softmax(torch.randn(rows, vocab, generator=g) * scale, dim=-1)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.3, 1.0, 4.0, 25.0])
+def test_closed_form_equals_numerical_minimizer(rho):
+    from scipy.optimize import minimize
+
+    lp_full, lp_ref = random_logp(1, 12, 1), random_logp(1, 12, 2)
+    closed = geometric_fusion(lp_full, lp_ref, eta_from_rho(torch.tensor([rho]))).exp()[0].double()
+
+    p_full, p_ref = lp_full.exp()[0].double(), lp_ref.exp()[0].double()
+
+    def objective(z):
+        q = torch.softmax(torch.tensor(z, dtype=torch.float64), dim=-1)
+        return float(kl_barycenter_objective(q, p_full, p_ref, rho))
+
+    found = minimize(objective, x0=[0.0] * 12, method="BFGS", options={"gtol": 1e-10})
+    numerical = torch.softmax(torch.tensor(found.x), dim=-1)
+    assert torch.allclose(closed, numerical, atol=2e-5), (closed, numerical)
+    assert objective(torch.log(closed).tolist()) <= found.fun + 1e-9
+
+
+def test_rho_zero_is_exactly_p_full_and_rho_inf_is_exactly_p_ref():
+    lp_full, lp_ref = random_logp(3, 50, 3), random_logp(3, 50, 4)
+    assert torch.equal(geometric_fusion(lp_full, lp_ref, torch.zeros(3)), lp_full)
+    eta = eta_from_rho(torch.full((3,), float("inf")))
+    assert torch.equal(eta, torch.ones(3))
+    assert torch.equal(geometric_fusion(lp_full, lp_ref, eta), lp_ref)
+
+
+def test_interpolation_is_monotone_in_rho():
+    lp_full, lp_ref = random_logp(1, 30, 5), random_logp(1, 30, 6)
+    distances = []
+    for rho in [0.0, 0.5, 1.0, 2.0, 8.0, 64.0]:
+        q = geometric_fusion(lp_full, lp_ref, eta_from_rho(torch.tensor([rho])))
+        distances.append(js_divergence(q, lp_ref).item())
+    assert all(a > b for a, b in zip(distances, distances[1:]))
+
+
+def test_fusion_is_stable_with_minus_infinity_entries():
+    lp_full = random_logp(1, 10, 7)
+    lp_ref = random_logp(1, 10, 8)
+    lp_ref[0, :3] = -float("inf")  # the reference rules these tokens out
+    lp_ref = torch.log_softmax(lp_ref, dim=-1)
+    q0 = geometric_fusion(lp_full, lp_ref, torch.zeros(1))
+    assert torch.equal(q0, lp_full), "eta = 0 must not let the reference veto tokens"
+    q = geometric_fusion(lp_full, lp_ref, torch.tensor([0.4]))
+    assert not torch.isnan(q).any()
+    assert torch.isinf(q[0, :3]).all() and torch.isfinite(q[0, 3:]).all()
+    assert math.isclose(q.exp().sum().item(), 1.0, rel_tol=1e-5)
+    assert not torch.isnan(conflict(lp_full, lp_ref)).any()
+    a = arithmetic_fusion(lp_full, lp_ref, torch.tensor([0.4]))
+    assert torch.isfinite(a).all() and math.isclose(a.exp().sum().item(), 1.0, rel_tol=1e-5)
+
+
+def test_fusion_is_float32_and_shift_invariant():
+    lp_full, lp_ref = random_logp(2, 40, 9).half(), random_logp(2, 40, 10).half()
+    q = geometric_fusion(lp_full.float(), lp_ref.float(), torch.tensor([0.3, 0.7]))
+    assert q.dtype == torch.float32
+    shifted = geometric_fusion(lp_full.float() + 5.0, lp_ref.float() - 2.0, torch.tensor([0.3, 0.7]))
+    assert torch.allclose(q, shifted, atol=1e-5)
+
+
+def test_js_bounds():
+    lp = random_logp(4, 20, 11)
+    assert torch.allclose(js_divergence(lp, lp), torch.zeros(4), atol=1e-6)
+    disjoint_a = torch.full((1, 4), -float("inf"))
+    disjoint_a[0, :2] = math.log(0.5)
+    disjoint_b = torch.full((1, 4), -float("inf"))
+    disjoint_b[0, 2:] = math.log(0.5)
+    assert math.isclose(conflict(disjoint_a, disjoint_b).item(), 1.0, rel_tol=1e-6)
+    c = conflict(random_logp(64, 20, 12), random_logp(64, 20, 13))
+    assert ((c >= 0) & (c <= 1)).all()
+    assert torch.allclose(js_divergence(lp, random_logp(4, 20, 14)), js_divergence(random_logp(4, 20, 14), lp))
+
+
+def test_arithmetic_fusion_limits():
+    lp_full, lp_ref = random_logp(1, 10, 15), random_logp(1, 10, 16)
+    assert torch.allclose(arithmetic_fusion(lp_full, lp_ref, torch.zeros(1)), lp_full, atol=1e-6)
+    mid = arithmetic_fusion(lp_full, lp_ref, torch.tensor([0.5])).exp()
+    assert torch.allclose(mid, 0.5 * lp_full.exp() + 0.5 * lp_ref.exp(), atol=1e-6)

@@ -1,0 +1,81 @@
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from grounded_rag import DecodingConfig, calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust
+from grounded_rag.methods import METHODS, get_method
+from grounded_rag.trust import aggregate_score
+
+
+def test_aggregate_is_softmax_weighted_and_approaches_max():
+    scores = [0.2, 0.5, 0.9]
+    weights = [math.exp(s) for s in scores]
+    expected = sum(w * s for w, s in zip(weights, scores)) / sum(weights)
+    assert math.isclose(aggregate_score(scores, 1.0), expected)
+    assert math.isclose(aggregate_score(scores, 1e-3), 0.9, rel_tol=1e-6)
+    assert math.isclose(aggregate_score(scores, 1e6), sum(scores) / 3, rel_tol=1e-4)
+
+
+def test_trust_gate_is_monotone_bounded_and_centred_on_b():
+    values = [retrieval_trust([s, s - 0.1], tau_r=0.5, gamma=8.0, b=0.5) for s in [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]]
+    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(0 < v < 1 for v in values)
+    assert math.isclose(retrieval_trust([0.5], 1.0, 8.0, 0.5), 0.5)
+    assert retrieval_trust(None, 1.0, 8.0, 0.5) == 1.0
+    assert retrieval_trust([-1e6], 1.0, 10.0, 0.0) == 0.0  # no overflow for extreme scores
+
+
+def test_calibration_takes_the_median_top_score():
+    assert calibrate_bias([0.1, 0.9, 0.4]) == 0.4
+    assert calibrate_bias_from_retrievals([[0.1, 0.3], [0.8, 0.2], [0.5]]) == 0.5
+    with pytest.raises(ValueError):
+        calibrate_bias([])
+
+
+def test_normalize_scores_maps_each_distance_space_to_cosine():
+    assert normalize_scores([0.0, 2.0, 4.0], "l2") == [1.0, 0.0, -1.0]
+    assert normalize_scores([0.0, 1.0], "cosine") == [1.0, 0.0]
+    assert normalize_scores([0.25], "ip") == [0.75]
+    assert normalize_scores([1.7], "relevance") == [1.7]
+    with pytest.raises(ValueError, match="not finite"):
+        normalize_scores([float("nan")], "l2")
+    with pytest.raises(ValueError, match="unknown distance space"):
+        normalize_scores([0.1], "manhattan")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "field,value,fragment",
+    [
+        ("rho_max", -1.0, "rho_max"),
+        ("rho_max", float("nan"), "rho_max"),
+        ("tau_r", 0.0, "tau_r"),
+        ("top_p", 0.0, "top_p"),
+        ("top_p", 1.5, "top_p"),
+        ("top_k", -1, "top_k"),
+        ("min_p", 1.0, "min_p"),
+        ("method", "beam", "method"),
+        ("max_new_tokens", 0, "max_new_tokens"),
+        ("stop", [""], "stop"),
+        ("template", "fancy", "template"),
+    ],
+)
+def test_config_rejects_bad_values_naming_the_field(field, value, fragment):
+    with pytest.raises(ValidationError) as err:
+        DecodingConfig(**{field: value})
+    assert fragment in str(err.value)
+
+
+def test_config_accepts_infinite_rho_and_forbids_typos():
+    assert DecodingConfig(rho_max=float("inf")).rho_max == float("inf")
+    with pytest.raises(ValidationError, match="rho_mx"):
+        DecodingConfig(rho_mx=1.0)
+
+
+def test_method_registry_lists_paper_methods_and_ablations():
+    for name in ["grounded", "static", "conflict_only", "trust_only", "arithmetic", "query_only_reference", "standard"]:
+        assert name in METHODS
+    assert get_method("standard").streams == 1
+    assert get_method("query_only_reference").reference == "query"
+    with pytest.raises(ValueError, match="unknown method"):
+        get_method("beam")
