@@ -123,6 +123,8 @@ class GroundedDecoder:
             )
         docs = [as_document(d, i) for i, d in enumerate(documents)]
         scores = self._scores(docs, scores)
+        if scores is not None:  # results carry each document's score, however it was passed
+            docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
         docs, scores, dropped = self._fit_context(question, docs, scores, config, method)
         full, ref = build_prompts(

@@ -1,0 +1,113 @@
+"""The grounded LLM and synthesizer through LlamaIndex's own objects: real Chroma, packaged
+embeddings, packaged model."""
+
+import asyncio
+import uuid
+
+import chromadb
+import pytest
+from llama_index.core import Document, StorageContext, VectorStoreIndex
+from llama_index.core.base.response.schema import Response, StreamingResponse
+from llama_index.core.postprocessor import SimilarityPostprocessor
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import ImageNode, NodeWithScore, TextNode
+from llama_index.vector_stores.chroma import ChromaVectorStore
+
+from grounded_rag import InputError
+from grounded_rag.trust import normalize_scores
+from llama_index.llms.grounded_rag import NO_DOCUMENTS_ANSWER, GroundedRAG, GroundedSynthesizer, packaged_embedding
+from llama_index.llms.grounded_rag.synthesizer import nodes_to_documents
+
+QUESTION = "Where is the Eiffel Tower?"
+TEXTS = {
+    "tower": "In this story, the Eiffel Tower was moved to Rome in 2031 and now stands beside the Colosseum.",
+    "colosseum": "The Colosseum is an amphitheatre in the centre of Rome.",
+    "paris": "Paris is the capital and largest city of France.",
+}
+
+
+@pytest.fixture(scope="module")
+def llm() -> GroundedRAG:
+    return GroundedRAG(decoding={"max_new_tokens": 20})
+
+
+@pytest.fixture(scope="module")
+def index() -> VectorStoreIndex:
+    collection = chromadb.EphemeralClient().get_or_create_collection(f"li-{uuid.uuid4().hex[:10]}")
+    store = ChromaVectorStore(chroma_collection=collection)
+    docs = [Document(text=t, id_=k, metadata={"title": k}) for k, t in TEXTS.items()]
+    return VectorStoreIndex.from_documents(
+        docs, storage_context=StorageContext.from_defaults(vector_store=store), embed_model=packaged_embedding()
+    )
+
+
+def test_metadata_complete_and_stream_complete(llm):
+    meta = llm.metadata
+    assert meta.context_window == 8192 and meta.num_output == 20 and meta.model_name == "smollm2-135m-instruct"
+    full = llm.complete(QUESTION, documents=list(TEXTS.values()), scores=[0.7, 0.2, 0.3])
+    assert full.text and full.additional_kwargs["trust_source"] == "scores"
+    chunks = list(llm.stream_complete(QUESTION, documents=list(TEXTS.values()), scores=[0.7, 0.2, 0.3]))
+    assert len(chunks) > 2
+    assert "".join(c.delta for c in chunks) == chunks[-1].text == full.text
+    assert all(b.text.startswith(a.text) for a, b in zip(chunks, chunks[1:])), "text is cumulative"
+    assert chunks[-1].additional_kwargs["trust"] == full.additional_kwargs["trust"]
+
+
+def test_retriever_query_engine_carries_scores_trust_trace_and_sources(llm, index):
+    retriever = index.as_retriever(similarity_top_k=3)
+    engine = RetrieverQueryEngine(retriever, response_synthesizer=GroundedSynthesizer(llm))
+    response = engine.query(QUESTION)
+    assert isinstance(response, Response) and response.response
+    assert response.source_nodes[0].node.ref_doc_id == "tower"
+    expected = normalize_scores([n.score for n in response.source_nodes], "exp_l2")
+    assert response.metadata["scores_used"] == pytest.approx(expected)
+    assert 0 < response.metadata["trust"] < 1 and response.metadata["trust_source"] == "scores"
+    assert response.metadata["trace_summary"]["tokens"] > 0
+    for node_id in response.metadata["cited_node_ids"]:
+        assert node_id in {n.node.node_id for n in response.source_nodes}
+    docs, scores = nodes_to_documents(response.source_nodes, "exp_l2")
+    assert [d.title for d in docs] == [n.node.metadata["title"] for n in response.source_nodes]
+    direct = llm.decoder.generate(QUESTION, docs, scores, llm.decoding)
+    assert response.response == direct.text
+
+
+def test_node_postprocessors_stay_in_effect(llm, index):
+    engine = RetrieverQueryEngine(
+        index.as_retriever(similarity_top_k=3),
+        response_synthesizer=GroundedSynthesizer(llm),
+        node_postprocessors=[SimilarityPostprocessor(similarity_cutoff=0.4)],
+    )
+    response = engine.query(QUESTION)
+    kept = response.source_nodes
+    assert 0 < len(kept) < 3 and all(n.score >= 0.4 for n in kept)
+    assert len(response.metadata["scores_used"]) == len(kept)
+
+
+def test_as_query_engine_streaming_equals_non_streaming(llm, index):
+    plain = index.as_query_engine(llm=llm, response_synthesizer=GroundedSynthesizer(llm), similarity_top_k=2)
+    streaming = index.as_query_engine(llm=llm, response_synthesizer=GroundedSynthesizer(llm, streaming=True), similarity_top_k=2)
+    expected = plain.query(QUESTION)
+    streamed = streaming.query(QUESTION)
+    assert isinstance(streamed, StreamingResponse)
+    pieces = list(streamed.response_gen)
+    assert len(pieces) > 2 and "".join(pieces) == expected.response
+    assert streamed.metadata["trust"] == expected.metadata["trust"]
+
+
+def test_async_query(llm, index):
+    engine = RetrieverQueryEngine(index.as_retriever(similarity_top_k=2), response_synthesizer=GroundedSynthesizer(llm))
+    assert asyncio.run(engine.aquery(QUESTION)).response == engine.query(QUESTION).response
+
+
+def test_no_nodes_falls_back_with_zero_trust(llm):
+    response = GroundedSynthesizer(llm).synthesize(QUESTION, [])
+    assert response.response == NO_DOCUMENTS_ANSWER
+    assert response.metadata["trust"] == 0.0 and "fallback" in response.metadata
+
+
+def test_bad_nodes_get_clear_errors(llm):
+    synth = GroundedSynthesizer(llm, score_space="relevance")
+    with pytest.raises(InputError, match="has no text"):
+        synth.synthesize(QUESTION, [NodeWithScore(node=ImageNode(image="aGk="), score=0.5)])
+    with pytest.raises(InputError, match="no score"):
+        synth.synthesize(QUESTION, [NodeWithScore(node=TextNode(text="a"), score=0.5), NodeWithScore(node=TextNode(text="b"))])
