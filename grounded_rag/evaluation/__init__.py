@@ -1,0 +1,1 @@
+"""Matched-protocol evaluation: data, metrics, paired bootstrap, and the ``grounded-rag eval`` harness."""

@@ -1,0 +1,352 @@
+"""``grounded-rag eval``: every method under one protocol (same prompts, sampling, stopping, budget).
+
+Protocol: a deterministic split of each file into validation (30% by id hash) and test; each method's
+hyperparameters are chosen on validation from a grid of the same size for every tunable method
+(printed), then the chosen setting is run on the test split. Every generation is appended to
+``OUT/generations.jsonl`` as soon as it exists, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from ..config import DecodingConfig
+from ..decoder import GroundedDecoder
+from ..engine import decode, decode_one_token, prefill
+from ..errors import InputError
+from ..fusion import log_probs
+from ..methods import get_method
+from ..prompts import encode, render, user_message
+from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
+from .metrics import citation_scores, evidence_support, exact_match, substring_match, token_f1
+
+EVAL_SYSTEM = "Use only provided documents. Answer the question with a short phrase."
+RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
+GRIDS: dict[str, list[dict[str, Any]]] = {
+    "standard": [{}],
+    "cad": [{"beta": 0.5}, {"beta": 1.0}, {"beta": 2.0}],
+    "adacad": [{}],
+    "static": [{"rho_max": 0.5}, {"rho_max": 2.0}, {"rho_max": 8.0}],
+    "grounded": RHO_GRID,
+    "conflict_only": RHO_GRID,
+    "trust_only": RHO_GRID,
+    "arithmetic": RHO_GRID,
+    "query_only_reference": RHO_GRID,
+}
+
+
+@dataclass
+class Example:
+    id: str
+    question: str
+    documents: list[dict[str, Any]]
+    answers: list[str]
+    dataset: str
+    parametric_answer: list[str] = field(default_factory=list)
+    conflict: bool | None = None
+    choices: list[str] | None = None
+    answer_index: int | None = None
+    scores: list[float] | None = None
+
+
+def load_examples(path: str | Path) -> list[Example]:
+    """Rows of the shared JSONL schema; a malformed row is reported with its line number."""
+    out = []
+    with open(path, encoding="utf-8") as handle:
+        for n, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                docs = row["documents"]
+                scores = [d["score"] for d in docs] if docs and all("score" in d for d in docs) else None
+                out.append(Example(
+                    id=str(row["id"]), question=row["question"], documents=[{"text": d["text"], "title": d.get("title")} for d in docs],
+                    answers=list(row["answers"]), dataset=row.get("dataset", Path(path).stem),
+                    parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
+                    choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
+                ))
+            except (KeyError, TypeError, json.JSONDecodeError) as exc:
+                raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
+    return out
+
+
+def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:
+    def is_validation(ex: Example) -> bool:
+        return int(hashlib.sha1(ex.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
+
+    return [ex for ex in examples if is_validation(ex) == (split == "validation")]
+
+
+class Checkpoint:
+    """Append-only JSONL of finished records, keyed so a rerun skips what is done."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a line cut off by an interruption: redone
+                    self.records[rec["key"]] = rec
+
+    @staticmethod
+    def key(dataset: str, method: str, params: dict[str, Any], example_id: str, kind: str = "gen") -> str:
+        return f"{kind}|{dataset}|{method}|{json.dumps(params, sort_keys=True)}|{example_id}"
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            for rec in records:
+                handle.write(json.dumps(rec) + "\n")
+                self.records[rec["key"]] = rec
+            handle.flush()
+
+
+def base_config(method: str, params: dict[str, Any], max_new_tokens: int) -> DecodingConfig:
+    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
+                          b=0.5, gamma=10.0, **params)
+
+
+def generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens, desc) -> list[dict]:
+    cfg = base_config(method, params, max_new_tokens)
+    todo = [ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id) not in ckpt.records]
+    for start in tqdm(range(0, len(todo), batch_size), desc=desc, leave=False, disable=not todo):
+        batch = todo[start:start + batch_size]
+        t0 = time.perf_counter()
+        results = decoder.generate_batch(
+            [{"question": ex.question, "documents": ex.documents, "scores": ex.scores} for ex in batch], cfg)
+        seconds = time.perf_counter() - t0
+        ckpt.add([{
+            "key": Checkpoint.key(dataset, method, params, ex.id), "id": ex.id, "dataset": dataset, "method": method,
+            "params": params, "text": r.text, "tokens": len(r.token_ids), "trust": r.trust, "seconds": seconds / len(batch),
+            "trace": [[s.token, s.conflict, s.rho, s.eta, s.p_full, s.p_ref, s.q] for s in r.trace],
+        } for ex, r in zip(batch, results)])
+    return [ckpt.records[Checkpoint.key(dataset, method, params, ex.id)] for ex in examples]
+
+
+def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, max_new_tokens) -> dict[str, str]:
+    """The model's answer with no documents (for the 'known without context' subset)."""
+    method = get_method("standard")
+    cfg = base_config("standard", {}, max_new_tokens)
+    todo = [ex for ex in examples if Checkpoint.key(dataset, "closed_book", {}, ex.id) not in ckpt.records]
+    for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: closed book", leave=False, disable=not todo):
+        batch = todo[start:start + batch_size]
+        prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template)))
+                   for ex in batch]
+        tokens: list[list[int]] = [[] for _ in batch]
+        done = [False] * len(batch)
+        for step in decode(decoder.model, method, prompts, [1.0] * len(batch), cfg, decoder.pad_id):
+            for i, t in enumerate(step.tokens.tolist()):
+                if not done[i]:
+                    done[i] = t in decoder.eos_ids or "\n" in decoder.tokenizer.decode(tokens[i] + [t])
+                    if not done[i]:
+                        tokens[i].append(t)
+            if all(done):
+                break
+        ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id,
+                   "text": decoder.tokenizer.decode(tok, skip_special_tokens=True).strip()} for ex, tok in zip(batch, tokens)])
+    return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
+
+
+@torch.inference_mode()
+def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, params: dict[str, Any]) -> list[float]:
+    """Sum of the method's fused log q over each choice's tokens (teacher-forced), for MemoTrap."""
+    method = get_method(method_name)
+    cfg = base_config(method_name, params, 1)
+    req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
+    lead = encode(decoder.tokenizer, ex.question)
+    out = []
+    for choice in ex.choices or []:
+        forced = encode(decoder.tokenizer, ex.question + choice)
+        k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
+        prompts = [ids + forced[:k] for ids in req.token_ids]
+        logits, state = prefill(decoder.model, prompts, method.streams, decoder.pad_id)
+        total = 0.0
+        for j, token in enumerate(forced[k:]):
+            lp = log_probs(logits).view(1, method.streams, -1)
+            fused = method.fuse(lp[:, 0], lp[:, 1] if method.streams > 1 else None, torch.tensor([req.trust]), cfg)
+            total += float(fused.log_q[0, token])
+            if j + 1 < len(forced) - k:
+                logits = decode_one_token(decoder.model, state, torch.tensor([token] * method.streams))
+        out.append(total)
+    return out
+
+
+def score_record(rec: dict[str, Any], ex: Example, closed: str | None) -> dict[str, float]:
+    docs = [d["text"] for d in ex.documents]
+    text = rec["text"]
+    m: dict[str, float] = {
+        "em": exact_match(text, ex.answers),
+        "f1": token_f1(text, ex.answers),
+        "substring": substring_match(text, ex.answers),
+        "evidence_support": evidence_support(text, docs),
+        "tokens": float(rec["tokens"]),
+    }
+    m["citation_precision"], m["citation_recall"] = citation_scores(text, docs, ex.answers)
+    if ex.conflict and ex.parametric_answer:
+        m["context_following"] = substring_match(text, ex.answers)
+        m["memorization"] = substring_match(text, ex.parametric_answer)
+        if closed is not None and substring_match(closed, ex.parametric_answer):
+            m["context_following_known"] = m["context_following"]
+            m["memorization_known"] = m["memorization"]
+    elif closed is not None and substring_match(closed, ex.answers):
+        m["substring_known"] = m["substring"]
+    return m
+
+
+def _tune(decoder, examples, dataset, method, ckpt, batch_size, max_new_tokens, memotrap) -> tuple[dict, list]:
+    grid = GRIDS[method]
+    if len(grid) == 1:
+        return grid[0], []
+    scored = []
+    for params in grid:
+        if memotrap:
+            value = sum(_memotrap_correct(decoder, ex, method, params, ckpt, dataset) for ex in examples) / max(len(examples), 1)
+        else:
+            recs = generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens,
+                                    f"{dataset}: tune {method} {params}")
+            value = sum(substring_match(r["text"], ex.answers) for r, ex in zip(recs, examples)) / max(len(examples), 1)
+        scored.append((value, params))
+    best = max(scored, key=lambda x: x[0])[1]  # first best on ties: the smaller setting
+    return best, [{"params": p, "validation_substring": v} for v, p in scored]
+
+
+def _memotrap_correct(decoder, ex, method, params, ckpt, dataset) -> float:
+    key = Checkpoint.key(dataset, method, params, ex.id, kind="ll")
+    if key not in ckpt.records:
+        ll = choice_loglik(decoder, ex, method, params)
+        ckpt.add([{"key": key, "id": ex.id, "loglik": ll}])
+    ll = ckpt.records[key]["loglik"]
+    return float(max(range(len(ll)), key=ll.__getitem__) == ex.answer_index)
+
+
+def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
+    mean, lo, hi = ci
+    return f"{mean * scale:.1f} [{lo * scale:.1f}, {hi * scale:.1f}]"
+
+
+def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
+             split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 24,
+             tune: bool = True, validation_limit: int = 40, resamples: int = 10_000) -> dict[str, Any]:
+    for m in methods:
+        if m not in GRIDS:
+            raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)}")
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ckpt = Checkpoint(out_dir / "generations.jsonl")
+    decoder = GroundedDecoder.from_pretrained(model)
+    print("tuning grids (same budget for every tunable method):",
+          ", ".join(f"{m}={len(GRIDS[m])}" for m in methods))
+    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: GRIDS[m] for m in methods}, "datasets": {}}
+    for path in data:
+        examples = load_examples(path)
+        dataset = Path(path).stem
+        memotrap = all(ex.choices for ex in examples[:5])
+        test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
+        validation = split_examples(examples, "validation")[:validation_limit]
+        closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
+        idx = resample_indices(len(test), resamples)
+        per_method: dict[str, Any] = {}
+        values: dict[str, dict[str, list[float]]] = {}
+        for method in methods:
+            params, tuning = _tune(decoder, validation, dataset, method, ckpt, batch_size, max_new_tokens, memotrap) if tune else (GRIDS[method][len(GRIDS[method]) // 2], [])
+            if memotrap:
+                vals = {"loglik_accuracy": [_memotrap_correct(decoder, ex, method, params, ckpt, dataset)
+                                            for ex in tqdm(test, desc=f"{dataset}: {method}", leave=False)]}
+                recs = []
+            else:
+                recs = generate_records(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens,
+                                        f"{dataset}: {method}")
+                rows = [score_record(r, ex, closed[ex.id]) for r, ex in zip(recs, test)]
+                vals = {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}
+            values[method] = vals
+            per_method[method] = {
+                "params": params, "tuning": tuning,
+                "metrics": {k: bootstrap_ci(v, resample_indices(len(v), resamples) if len(v) != len(test) else idx)
+                            for k, v in vals.items() if v and k != "tokens"},
+                "avg_tokens": (sum(vals["tokens"]) / len(vals["tokens"])) if vals.get("tokens") else None,
+                "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
+                "n": len(test),
+            }
+        main = "loglik_accuracy" if memotrap else "substring"
+        if "standard" in values:
+            for method in methods:
+                per_method[method]["diff_vs_standard"] = paired_difference_ci(values[method][main], values["standard"][main], idx)
+        report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation), "main_metric": main,
+                                       "methods": per_method}
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2))
+    markdown = to_markdown(report)
+    (out_dir / "report.md").write_text(markdown)
+    plot(report, out_dir)
+    print(markdown)
+    return report
+
+
+COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
+           "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
+           "loglik_accuracy"]
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
+    for dataset, d in report["datasets"].items():
+        present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
+        lines += ["", f"### {dataset} (n = {d['n_test']}, tuned on {d['n_validation']} validation rows)", "",
+                  "| method | params | " + " | ".join(present) + f" | Δ {d['main_metric']} vs standard | avg tokens |",
+                  "|---" * (len(present) + 4) + "|"]
+        for method, m in d["methods"].items():
+            cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
+            diff = _fmt(m["diff_vs_standard"]) if "diff_vs_standard" in m else "–"
+            tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
+            params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
+            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {diff} | {tokens} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict[str, Any], out_dir: Path) -> None:
+    """metrics with CI bars per dataset, and seconds/example vs context-following."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for dataset, d in report["datasets"].items():
+        main = d["main_metric"]
+        names = list(d["methods"])
+        means = [d["methods"][n]["metrics"][main][0] * 100 for n in names]
+        err = [[(d["methods"][n]["metrics"][main][0] - d["methods"][n]["metrics"][main][1]) * 100 for n in names],
+               [(d["methods"][n]["metrics"][main][2] - d["methods"][n]["metrics"][main][0]) * 100 for n in names]]
+        fig, ax = plt.subplots(figsize=(max(5, len(names) * 0.9), 3.5))
+        ax.bar(names, means, yerr=err, capsize=4, color="#4C72B0")
+        ax.set_ylabel(f"{main} (%)")
+        ax.set_title(f"{dataset} ({report['model']}, n={d['n_test']}, 95% CI)")
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+        fig.tight_layout()
+        fig.savefig(out_dir / f"{dataset}_{main}.png", dpi=120)
+        plt.close(fig)
+        follow = "context_following" if any("context_following" in m["metrics"] for m in d["methods"].values()) else main
+        pts = [(n, m["seconds_per_example"], m["metrics"].get(follow, (None,))[0]) for n, m in d["methods"].items()
+               if m["seconds_per_example"] is not None and m["metrics"].get(follow)]
+        if pts:
+            fig, ax = plt.subplots(figsize=(5, 3.5))
+            for n, s, v in pts:
+                ax.scatter(s, v * 100)
+                ax.annotate(n, (s, v * 100), fontsize=8)
+            ax.set_xlabel("seconds per example (batched)")
+            ax.set_ylabel(f"{follow} (%)")
+            ax.set_title(f"{dataset}: latency vs {follow}")
+            fig.tight_layout()
+            fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
+            plt.close(fig)

@@ -1,0 +1,66 @@
+"""Answer metrics (SQuAD normalization), conflict rates, evidence support and citation scores."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+from ..decoder import find_citations
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD v1.1: lower-case, drop punctuation and articles, collapse whitespace."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, answers: Sequence[str]) -> float:
+    pred = normalize_answer(prediction)
+    return float(any(pred == normalize_answer(a) for a in answers))
+
+
+def token_f1(prediction: str, answers: Sequence[str]) -> float:
+    """Best SQuAD token F1 over the gold answers."""
+    pred = normalize_answer(prediction).split()
+    best = 0.0
+    for answer in answers:
+        gold = normalize_answer(answer).split()
+        common = Counter(pred) & Counter(gold)
+        same = sum(common.values())
+        if not pred or not gold:
+            best = max(best, float(pred == gold))
+            continue
+        if same == 0:
+            continue
+        precision, recall = same / len(pred), same / len(gold)
+        best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def substring_match(prediction: str, answers: Sequence[str]) -> float:
+    """1 if any normalized gold answer occurs in the normalized prediction."""
+    pred = f" {normalize_answer(prediction)} "
+    return float(any(f" {normalize_answer(a)} " in pred for a in answers if normalize_answer(a)))
+
+
+def evidence_support(prediction: str, documents: Sequence[str]) -> float:
+    """1 if the (normalized) answer string occurs in some retrieved document."""
+    answer = normalize_answer(prediction)
+    if not answer:
+        return 0.0
+    return float(any(f" {answer} " in f" {normalize_answer(d)} " for d in documents))
+
+
+def citation_scores(prediction: str, documents: Sequence[str], answers: Sequence[str]) -> tuple[float, float]:
+    """(precision, recall) of the ``Doc k`` an answer cites vs the documents that contain a gold answer."""
+    cited = set(find_citations(prediction, len(documents)))
+    relevant = {k for k, d in enumerate(documents, start=1) if substring_match(d, answers)}
+    precision = len(cited & relevant) / len(cited) if cited else 0.0
+    recall = len(cited & relevant) / len(relevant) if relevant else 0.0
+    return precision, recall
