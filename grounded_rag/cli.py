@@ -105,6 +105,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
+        validation_limit=ns.validation_limit,
     )
     return 0
 
@@ -150,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", default="runs/eval")
     ev.add_argument("--batch-size", type=int, default=8)
     ev.add_argument("--max-new-tokens", type=int, default=24)
+    ev.add_argument("--validation-limit", type=int, default=40, help="validation rows used for tuning")
     ev.add_argument("--no-tune", action="store_true")
     ev.set_defaults(func=cmd_eval)
     return parser
