@@ -19,7 +19,7 @@ from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method, get_method
 from .models import load_model
 from .prompts import build_prompts, encode
-from .speedups import small_batch_lm_head
+from .speedups import small_batch_linears
 from .trust import retrieval_trust
 from .types import Document, GenerationResult, Prompts, TraceStep
 
@@ -81,7 +81,7 @@ class GroundedDecoder:
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, name: str = "model") -> None:
         self.model = model
         self.tokenizer = tokenizer
-        small_batch_lm_head(model)
+        small_batch_linears(model)
         self.name = name
         self.eos_ids = self._eos_ids()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)

@@ -25,7 +25,7 @@ def test_notebook_executes(path):
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(COOKBOOK)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
-    if path.name != "03_llamaindex.ipynb":
+    if path.name.startswith(("01_", "04_")):  # the notebooks with plots
         assert any("image/png" in o.get("data", {}) for o in outputs), "the notebook's figures were not drawn"
 
 
