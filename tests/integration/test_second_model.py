@@ -1,0 +1,26 @@
+"""The second packaged model (Gemma-3-270M base, no chat template): loads by alias and is exact at rho = 0."""
+
+import pytest
+import torch
+
+from grounded_rag import GroundedDecoder
+from grounded_rag.prompts import encode
+
+from ..conftest import DOCUMENTS, QUESTION
+
+
+@pytest.fixture(scope="module")
+def gemma() -> GroundedDecoder:
+    return GroundedDecoder.from_pretrained("gemma3-270m")
+
+
+def test_gemma_plain_text_template_and_exact_rho_zero(gemma):
+    assert gemma.name == "gemma3-270m" and gemma.context_window == 32768
+    result = gemma.generate(QUESTION, DOCUMENTS, rho_max=0.0, max_new_tokens=8)
+    assert result.prompts.full.startswith("System: ") and result.prompts.full.endswith("Assistant:")
+    ids = torch.tensor([encode(gemma.tokenizer, result.prompts.full)])
+    expected = gemma.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False,
+                                    eos_token_id=sorted(gemma.eos_ids), pad_token_id=gemma.pad_id)[0, ids.shape[1]:]
+    assert result.token_ids == [t for t in expected.tolist() if t not in gemma.eos_ids]
+    grounded = gemma.generate(QUESTION, DOCUMENTS, max_new_tokens=8)
+    assert len(grounded.trace) > 0 and all(0 <= s.conflict <= 1 for s in grounded.trace)
