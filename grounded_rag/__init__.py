@@ -1,7 +1,7 @@
 """grounded-rag: Grounded Decoding for retrieval-augmented generation."""
 
 from .config import DecodingConfig
-from .decoder import GroundedDecoder
+from .decoder import GroundedDecoder, load_shared
 from .errors import ContextWindowError, GroundedRAGError, GroundedRAGWarning, InputError, ModelLoadError
 from .methods import METHODS
 from .trust import calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust
@@ -20,6 +20,7 @@ __all__ = [
     "ModelLoadError",
     "TraceStep",
     "calibrate_bias",
+    "load_shared",
     "calibrate_bias_from_retrievals",
     "normalize_scores",
     "retrieval_trust",

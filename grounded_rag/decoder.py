@@ -8,6 +8,7 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import torch
@@ -333,6 +334,12 @@ class GroundedDecoder:
         final = self._result(running[0], method)
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
+
+
+@lru_cache(maxsize=4)
+def load_shared(model: str | None = None) -> GroundedDecoder:
+    """One loaded decoder per process and model name, shared by every framework wrapper."""
+    return GroundedDecoder.from_pretrained(model)
 
 
 def _stable_prefix(text: str, stops: Sequence[str]) -> str:

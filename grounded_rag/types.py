@@ -66,6 +66,19 @@ class GenerationResult(BaseModel):
     def cited_documents(self) -> list[Document]:
         return [self.documents[k - 1] for k in self.citations if 0 < k <= len(self.documents)]
 
+    def metadata(self) -> dict[str, Any]:
+        """The result's grounding facts as plain data, for framework metadata fields."""
+        return {
+            "trust": self.trust,
+            "trust_source": self.trust_source,
+            "method": self.method,
+            "finish_reason": self.finish_reason,
+            "citations": self.citations,
+            "cited_document_ids": [d.id for d in self.cited_documents],
+            "trace_summary": self.trace_summary(),
+            "dropped_documents": len(self.dropped_documents),
+        }
+
     def trace_summary(self) -> dict[str, float]:
         """Means and maxima of the per-token grounding signals (for framework metadata)."""
         if not self.trace:

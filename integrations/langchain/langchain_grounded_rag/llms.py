@@ -7,28 +7,21 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from functools import lru_cache
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field
 
-from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder
+from grounded_rag import DecodingConfig, Document, GroundedDecoder, load_shared
 
 SCORE_KEYS = ("relevance_score", "score")
 
 # The per-call documents' fingerprint, visible to ``_identifying_params`` (and so to LangChain's
 # LLM-cache key) for exactly the duration of one generate call, in this thread or task only.
 _CALL_FINGERPRINT: ContextVar[str | None] = ContextVar("grounded_rag_call_fingerprint", default=None)
-
-
-@lru_cache(maxsize=4)
-def shared_decoder(model: str | None) -> GroundedDecoder:
-    """One loaded model per process and model name, shared by every LLM object."""
-    return GroundedDecoder.from_pretrained(model)
 
 
 def to_documents(documents: Sequence[Any] | None, scores: Sequence[float] | None) -> tuple[list[Document], list[float] | None]:
@@ -56,19 +49,6 @@ def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def generation_info(result: GenerationResult) -> dict[str, Any]:
-    return {
-        "trust": result.trust,
-        "trust_source": result.trust_source,
-        "method": result.method,
-        "finish_reason": result.finish_reason,
-        "citations": result.citations,
-        "cited_document_ids": [d.id for d in result.cited_documents],
-        "trace_summary": result.trace_summary(),
-        "dropped_documents": len(result.dropped_documents),
-    }
-
-
 class GroundedRAGLLM(BaseLLM):
     """Grounded Decoding as a LangChain LLM.
 
@@ -81,13 +61,10 @@ class GroundedRAGLLM(BaseLLM):
 
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
-    _decoder: GroundedDecoder | None = PrivateAttr(None)
 
     @property
     def decoder(self) -> GroundedDecoder:
-        if self._decoder is None:
-            self._decoder = shared_decoder(self.model)
-        return self._decoder
+        return load_shared(self.model)  # cached: one loaded model per process and name
 
     @property
     def _llm_type(self) -> str:
@@ -135,7 +112,7 @@ class GroundedRAGLLM(BaseLLM):
         config = self._config(stop, kwargs)
         requests = [{"question": p, "documents": docs, "scores": scores} for p in prompts]
         results = self.decoder.generate_batch(requests, config)  # all prompts in one batched decode
-        return LLMResult(generations=[[Generation(text=r.text, generation_info=generation_info(r))] for r in results])
+        return LLMResult(generations=[[Generation(text=r.text, generation_info=r.metadata())] for r in results])
 
     def _stream(
         self,
@@ -147,7 +124,7 @@ class GroundedRAGLLM(BaseLLM):
         docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"))
         config = self._config(stop, kwargs)
         for piece, result in self.decoder.stream_with_result(prompt, docs, scores, config):
-            chunk = GenerationChunk(text=piece, generation_info=generation_info(result) if result else None)
+            chunk = GenerationChunk(text=piece, generation_info=result.metadata() if result else None)
             if run_manager is not None and piece:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             if piece or result is not None:

@@ -18,7 +18,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from grounded_rag import DecodingConfig, Document, InputError
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
-from .base import GroundedRAG, result_metadata
+from .base import GroundedRAG
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
@@ -111,7 +111,7 @@ class GroundedSynthesizer(BaseSynthesizer):
 
     @staticmethod
     def _metadata(result, nodes: Sequence[NodeWithScore]) -> dict[str, Any]:
-        meta = result_metadata(result)
+        meta = result.metadata()
         meta["cited_node_ids"] = [nodes[k - 1].node.node_id for k in result.citations]
         meta["scores_used"] = [d.score for d in result.documents]
         return meta
