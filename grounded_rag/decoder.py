@@ -127,11 +127,7 @@ class GroundedDecoder:
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        docs, scores, dropped = self._fit_context(question, docs, scores, config, method)
-        full, ref = build_prompts(
-            self.tokenizer, question, docs, method.reference, config.template, config.system_prompt
-        )
-        token_ids = [encode(self.tokenizer, full)] + ([encode(self.tokenizer, ref)] if ref is not None else [])
+        docs, scores, dropped, (full, ref), token_ids = self._fit_context(question, docs, scores, config, method)
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
         prompts = Prompts(full=full, reference=ref, reference_kind=method.reference, shared_prefix_tokens=shared)
         return Request(question, docs, scores, prompts, token_ids, trust, dropped)
@@ -157,13 +153,16 @@ class GroundedDecoder:
         return [float(s) for s in scores]
 
     def _fit_context(self, question, docs, scores, config, method):
-        """Drop the lowest-scored documents (last ones without scores) until both prompts fit."""
+        """Drop the lowest-scored documents (last ones without scores) until both prompts fit.
+
+        Returns the kept documents and scores, the dropped documents, the prompts and their token ids."""
         dropped: list[Document] = []
         docs, scores = list(docs), (list(scores) if scores is not None else None)
         budget = self.context_window - config.max_new_tokens
         while True:
-            full, ref = build_prompts(self.tokenizer, question, docs, method.reference, config.template, config.system_prompt)
-            longest = max(len(encode(self.tokenizer, p)) for p in (full, ref) if p is not None)
+            prompts = build_prompts(self.tokenizer, question, docs, method.reference, config.template, config.system_prompt)
+            token_ids = [encode(self.tokenizer, p) for p in prompts if p is not None]
+            longest = max(len(ids) for ids in token_ids)
             if longest <= budget:
                 break
             if config.overflow == "error" or len(docs) == 1:
@@ -184,14 +183,13 @@ class GroundedDecoder:
                 GroundedRAGWarning,
                 stacklevel=4,
             )
-        return docs, scores, dropped
+        return docs, scores, dropped, prompts, token_ids
 
     # ----------------------------------------------------------------- decoding
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
-        trust = [r.trust if method.name != "conflict_only" else 1.0 for r in requests]
-        steps = decode(self.model, method, prompts, trust, config, self.pad_id, **engine)
+        steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id, **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -282,7 +280,9 @@ class GroundedDecoder:
     ) -> list[GenerationResult]:
         """Answer many questions in one batched decode (2 rows per question for grounded methods).
 
-        Each request is a mapping with ``question``, ``documents`` and optional ``scores``.
+        Each request is a mapping with ``question``, ``documents`` and optional ``scores``. Two engine
+        switches exist for checks and benchmarks: ``use_cache=False`` recomputes every step without a
+        KV cache; ``share_prefix=False`` prefills the two prompts separately.
         """
         engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix") if k in overrides}
         cfg = self._config(config, overrides)
