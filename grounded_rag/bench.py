@@ -35,7 +35,7 @@ def bench_documents() -> list[dict[str, str]]:
     return json.loads(resources.files("grounded_rag.data").joinpath("bench_documents.json").read_text())
 
 
-def _timed_decode(decoder: GroundedDecoder, prompts, method_name: str, new_tokens: int, trust) -> tuple[float, float]:
+def timed_decode(decoder: GroundedDecoder, prompts, method_name: str, new_tokens: int, trust) -> tuple[float, float]:
     """(prefill ms, decode ms/step) for one run that never stops early."""
     method = get_method(method_name)
     config = DecodingConfig(method=method_name, max_new_tokens=new_tokens)
@@ -48,9 +48,9 @@ def _timed_decode(decoder: GroundedDecoder, prompts, method_name: str, new_token
     return prefill_ms, decode_ms
 
 
-def _prepared(decoder: GroundedDecoder, method_name: str, template: str, question: str, docs):
+def prepared(decoder: GroundedDecoder, method_name: str, template: str, question: str, docs, **settings):
     method = get_method(method_name)
-    cfg = DecodingConfig(method=method_name, template=template)
+    cfg = DecodingConfig(method=method_name, template=template, **settings)
     req = decoder.prepare(question, docs, None, cfg, method)
     return req.token_ids, req.trust
 
@@ -69,7 +69,7 @@ def _fusion_ms(decoder: GroundedDecoder, prompts, reps: int = 200) -> float:
     return (time.perf_counter() - start) * 1000 / reps
 
 
-def _peak_memory_mb(model: str | None, method: str, new_tokens: int) -> float:
+def peak_memory_mb(model: str | None, method: str, new_tokens: int) -> float:
     code = (
         "import json,resource,sys,torch\n"
         "from grounded_rag import GroundedDecoder\n"
@@ -85,39 +85,39 @@ def _peak_memory_mb(model: str | None, method: str, new_tokens: int) -> float:
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:
     decoder = GroundedDecoder.from_pretrained(model)
     docs = bench_documents()
-    std_prompts, _ = _prepared(decoder, "standard", "documents_first", QUESTION, docs)
-    gd_prompts, trust = _prepared(decoder, "grounded", "documents_first", QUESTION, docs)
-    gd_paper_prompts, _ = _prepared(decoder, "grounded", "paper", QUESTION, docs)
+    std_prompts, _ = prepared(decoder, "standard", "documents_first", QUESTION, docs)
+    gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
+    gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
 
     runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": []}
-    _timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
-    _timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
+    timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
+    timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
     for _ in range(repeats):
-        runs["standard"].append(_timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
-        runs["grounded"].append(_timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
-        runs["grounded_paper"].append(_timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
+        runs["standard"].append(timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
+        runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
+        runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
 
     # Batch throughput: 8 different questions (rotated documents) in one batched decode vs one.
     batch = []
     for i in range(8):
         rotated = docs[i % len(docs):] + docs[: i % len(docs)]
-        batch.append(_prepared(decoder, "grounded", "documents_first", QUESTION, rotated))
+        batch.append(prepared(decoder, "grounded", "documents_first", QUESTION, rotated))
     single_times, batch_times, single_step, batch_step = [], [], [], []
     for _ in range(max(2, repeats // 2)):
         t = time.perf_counter()
-        single_step.append(_timed_decode(decoder, batch[0][0], "grounded", new_tokens, [batch[0][1]])[1])
+        single_step.append(timed_decode(decoder, batch[0][0], "grounded", new_tokens, [batch[0][1]])[1])
         single_times.append(time.perf_counter() - t)
         t = time.perf_counter()
-        batch_step.append(_timed_decode(decoder, [ids for p, _ in batch for ids in p], "grounded", new_tokens,
+        batch_step.append(timed_decode(decoder, [ids for p, _ in batch for ids in p], "grounded", new_tokens,
                                         [tr for _, tr in batch])[1])
         batch_times.append(time.perf_counter() - t)
     single_tps = new_tokens / statistics.median(single_times)
     batch_tps = 8 * new_tokens / statistics.median(batch_times)
     decode_speedup = 8 * statistics.median(single_step) / statistics.median(batch_step)
 
-    mem_std = _peak_memory_mb(model, "standard", new_tokens)
-    mem_gd = _peak_memory_mb(model, "grounded", new_tokens)
+    mem_std = peak_memory_mb(model, "standard", new_tokens)
+    mem_gd = peak_memory_mb(model, "grounded", new_tokens)
     return {
         "model": decoder.name,
         "device": str(decoder.model.device),

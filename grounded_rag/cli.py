@@ -105,7 +105,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
-        validation_limit=ns.validation_limit,
+        validation_limit=ns.validation_limit, latency=not ns.no_latency,
     )
     return 0
 
@@ -153,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-new-tokens", type=int, default=24)
     ev.add_argument("--validation-limit", type=int, default=40, help="validation rows used for tuning")
     ev.add_argument("--no-tune", action="store_true")
+    ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")
     ev.set_defaults(func=cmd_eval)
     return parser
 

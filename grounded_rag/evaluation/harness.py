@@ -232,6 +232,29 @@ def _memotrap_correct(decoder, ex, method, params, ckpt, dataset) -> float:
     return float(max(range(len(ll)), key=ll.__getitem__) == ex.answer_index)
 
 
+def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Example, model: str | None,
+                  new_tokens: int = 16, repeats: int = 3) -> dict[str, dict[str, float]]:
+    """Prefill ms, decode ms/token, tokens/s (medians, methods interleaved) and peak memory (own
+    subprocess per method) on one benchmark example, measured in this run."""
+    from ..bench import peak_memory_mb, prepared, timed_decode
+
+    runs: dict[str, list[tuple[float, float]]] = {m: [] for m in methods}
+    inputs = {m: prepared(decoder, m, "documents_first", example.question, example.documents, system_prompt=EVAL_SYSTEM)
+              for m in methods}
+    for _ in range(repeats):
+        for m in methods:
+            ids, trust = inputs[m]
+            runs[m].append(timed_decode(decoder, ids, m, new_tokens, [trust]))
+    table = {}
+    for m in methods:
+        prefill_ms = sorted(p for p, _ in runs[m])[len(runs[m]) // 2]
+        decode_ms = sorted(d for _, d in runs[m])[len(runs[m]) // 2]
+        table[m] = {"prefill_ms": prefill_ms, "decode_ms_per_token": decode_ms,
+                    "tokens_per_s": 1000 * new_tokens / (prefill_ms + decode_ms * (new_tokens - 1)),
+                    "peak_memory_mb": peak_memory_mb(model, m, new_tokens)}
+    return table
+
+
 def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
     mean, lo, hi = ci
     return f"{mean * scale:.1f} [{lo * scale:.1f}, {hi * scale:.1f}]"
@@ -239,7 +262,8 @@ def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
 
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 24,
-             tune: bool = True, validation_limit: int = 40, resamples: int = 10_000) -> dict[str, Any]:
+             tune: bool = True, validation_limit: int = 40, resamples: int = 10_000,
+             latency: bool = True) -> dict[str, Any]:
     for m in methods:
         if m not in GRIDS:
             raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)}")
@@ -286,6 +310,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                 per_method[method]["diff_vs_standard"] = paired_difference_ci(values[method][main], values["standard"][main], idx)
         report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation), "main_metric": main,
                                        "methods": per_method}
+    if latency:
+        report["latency"] = latency_table(decoder, methods, load_examples(data[0])[0], model)
     (out_dir / "report.json").write_text(json.dumps(report, indent=2))
     markdown = to_markdown(report)
     (out_dir / "report.md").write_text(markdown)
@@ -312,6 +338,12 @@ def to_markdown(report: dict[str, Any]) -> str:
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
             lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {diff} | {tokens} |")
+    if report.get("latency"):
+        lines += ["", "### Latency and memory (one example, same run; peak memory in a subprocess per method)", "",
+                  "| method | prefill ms | decode ms/token | tokens/s | peak memory MB |", "|---|---|---|---|---|"]
+        for method, t in report["latency"].items():
+            lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
+                         f"{t['tokens_per_s']:.1f} | {t['peak_memory_mb']:.0f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -87,6 +87,10 @@ def test_eval_command_end_to_end_and_resumes(tmp_path):
     assert "loglik_accuracy" in mt["methods"]["grounded"]["metrics"]
     md = (out / "report.md").read_text()
     assert "| grounded |" in md and "Δ substring vs standard" in md
+    assert set(report["latency"]) == {"standard", "cad", "grounded"}
+    for row in report["latency"].values():
+        assert row["prefill_ms"] > 0 and row["decode_ms_per_token"] > 0 and row["peak_memory_mb"] > 100
+    assert "### Latency and memory" in md
     assert (out / "nq_swap_6_substring.png").stat().st_size > 1000
     lines = (out / "generations.jsonl").read_text().splitlines()
     records = [json.loads(x) for x in lines]
@@ -94,6 +98,7 @@ def test_eval_command_end_to_end_and_resumes(tmp_path):
 
     # Interrupted run: drop the last records (and leave a half-written line); rerun continues.
     (out / "generations.jsonl").write_text("\n".join(lines[:-3]) + "\n" + lines[-1][:20])
+    args.append("--no-latency")
     assert main(args) == 0
     again = json.loads((out / "report.json").read_text())
     assert again["datasets"]["nq_swap_6"]["methods"]["grounded"]["metrics"] == nq["methods"]["grounded"]["metrics"]
