@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from importlib import resources
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -27,6 +28,7 @@ from .decoder import GroundedDecoder
 from .engine import decode, prefill
 from .fusion import log_probs
 from .methods import get_method
+from .taps import build_datastore
 
 QUESTION = "Who designed the metal framework of the Statue of Liberty, and what else did he build?"
 
@@ -35,13 +37,19 @@ def bench_documents() -> list[dict[str, str]]:
     return json.loads(resources.files("grounded_rag.data").joinpath("bench_documents.json").read_text())
 
 
-def timed_decode(decoder: GroundedDecoder, prompts, method_name: str, new_tokens: int, trust) -> tuple[float, float]:
-    """(prefill ms, decode ms/step) for one run that never stops early."""
+def timed_decode(
+    decoder: GroundedDecoder, prompts, method_name: str, new_tokens: int, trust, passages: Sequence[str] = ()
+) -> tuple[float, float]:
+    """(prefill ms, decode ms/step) for one run that never stops early.
+
+    kNN-LM's datastore is built from ``passages`` inside the timed prefill: it is part of its cost.
+    """
     method = get_method(method_name)
     config = DecodingConfig(method=method_name, max_new_tokens=new_tokens)
     start = time.perf_counter()
     marks = []
-    for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id):
+    stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
+    for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores):
         marks.append(time.perf_counter())
     prefill_ms = (marks[0] - start) * 1000
     decode_ms = (marks[-1] - marks[0]) * 1000 / max(len(marks) - 1, 1)

@@ -16,6 +16,10 @@ MethodName = Literal[
     "standard",
     "cad",
     "adacad",
+    "coiecd",
+    "cocoa",
+    "dola",
+    "knnlm",
 ]
 TemplateName = Literal["paper", "documents_first"]
 
@@ -38,6 +42,15 @@ class DecodingConfig(BaseModel):
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")
     b: float = Field(0.5, description="trust bias: median top-document score on validation data")
     beta: float = Field(0.5, ge=0, description="CAD contrast strength")
+    coiecd_alpha: float = Field(1.0, ge=0, description="COIECD contrast strength alpha")
+    coiecd_epsilon: float = Field(1.0, gt=0, description="COIECD bound on |-log p(y|x,D) - H(p(.|x))|, in nats")
+    cocoa_lambda_max: float = Field(2.0, ge=1, description="CoCoA largest context weight (1 = standard RAG)")
+    renyi_alpha: float = Field(0.5, gt=0, lt=1, description="order of CoCoA's Renyi divergence, in (0, 1)")
+    dola_layers: Literal["low", "high"] = Field("high", description="DoLa premature-layer bucket")
+    dola_alpha: float = Field(0.1, gt=0, le=1, description="DoLa plausibility threshold (fraction of the top prob)")
+    knn_k: int = Field(16, ge=1, description="kNN-LM neighbours")
+    knn_lambda: float = Field(0.25, ge=0, le=1, description="kNN-LM interpolation weight of p_kNN")
+    knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
     temperature: float = Field(0.0, ge=0, description="0 = greedy")
     top_k: int = Field(0, ge=0, description="0 disables top-k")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus mass in (0, 1]")

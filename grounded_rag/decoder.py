@@ -21,6 +21,7 @@ from .methods import Method, get_method
 from .models import load_model
 from .prompts import build_prompts, encode
 from .speedups import small_batch_linears
+from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
 from .types import Document, GenerationResult, Prompts, TraceStep
 
@@ -189,7 +190,8 @@ class GroundedDecoder:
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
-        steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id, **engine)
+        steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
+                       datastores=self.datastores(requests, method), **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -197,6 +199,12 @@ class GroundedDecoder:
                 break
         for r in running:
             r.finish = r.finish or "length"
+
+    def datastores(self, requests: Sequence[Request], method: Method) -> list[Datastore] | None:
+        """kNN-LM's per-question datastore, built from that question's retrieved passages only."""
+        if method.signal != "datastore":
+            return None
+        return [build_datastore(self.model, self.tokenizer, [d.text for d in r.documents]) for r in requests]
 
     def _record(self, step: Step, running: list[_Running], config: DecodingConfig) -> None:
         values = {

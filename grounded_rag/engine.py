@@ -17,9 +17,10 @@ from transformers import DynamicCache, PreTrainedModel
 
 from .config import DecodingConfig
 from .fusion import log_probs
-from .methods import Method, StepFusion
+from .methods import Method, StepFusion, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
 from .speedups import make_cache
+from .taps import Datastore, LayerTaps, dola_candidates
 
 
 @dataclass
@@ -129,6 +130,35 @@ def decode_one_token(model: PreTrainedModel, state: DecodeState, tokens: torch.T
     return _forward(model, state, tokens.unsqueeze(1), ones, next_pos)
 
 
+def open_taps(model: PreTrainedModel, method: Method, config: DecodingConfig) -> LayerTaps:
+    """Hidden-state taps the method needs: DoLa's premature candidates, kNN-LM's final state, or none."""
+    layers = dola_candidates(model, config.dola_layers) if method.signal == "early_layers" else []
+    return LayerTaps(model, layers, final=method.signal == "datastore")
+
+
+def fuse_step(
+    method: Method,
+    logits: torch.Tensor,
+    taps: LayerTaps,
+    trust: torch.Tensor,
+    config: DecodingConfig,
+    datastores: Sequence[Datastore] | None,
+) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
+    """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32."""
+    logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
+    lp_full = logp[:, 0]
+    if method.streams > 1:
+        lp_ref = logp[:, 1]
+    elif method.signal == "early_layers":
+        lp_ref = taps.premature_log_probs()
+    elif method.signal == "datastore":
+        lp_ref = knn_log_probs(taps.values["final"], datastores or [], config.knn_k, config.knn_temperature, lp_full)
+    else:
+        lp_ref = None
+    fused = method.fuse(lp_full, lp_ref, trust, config)
+    return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
+
+
 def decode(
     model: PreTrainedModel,
     method: Method,
@@ -138,6 +168,7 @@ def decode(
     pad_id: int,
     use_cache: bool = True,
     share_prefix: bool = True,
+    datastores: Sequence[Datastore] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -146,23 +177,46 @@ def decode(
     """
     streams = method.streams
     batch = len(prompts) // streams
-    logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens)
     trust_t = torch.tensor(list(trust), dtype=torch.float32, device=model.device)
     warpers = build_warpers(config)
     generators = make_generators(config, batch, model.device)
     rows = torch.arange(batch, device=model.device)
-    for t in range(config.max_new_tokens):
-        logp = log_probs(logits).view(batch, streams, -1)  # p_full_t, p_ret_t in fp32
-        lp_full = logp[:, 0]
-        lp_ref = logp[:, 1] if streams > 1 else None
-        fused = method.fuse(lp_full, lp_ref, trust_t, config)  # c_t, rho_t, eta_t, log q_t
-        tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
-        yield Step(
-            tokens=tokens,
-            fusion=fused,
-            p_full=lp_full[rows, tokens].exp(),
-            p_ref=None if lp_ref is None else lp_ref[rows, tokens].exp(),
-            q=fused.log_q[rows, tokens].exp(),
-        )
-        if t + 1 < config.max_new_tokens:
-            logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to both streams
+    with open_taps(model, method, config) as taps:
+        logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens)
+        for t in range(config.max_new_tokens):
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, datastores)  # c_t, rho_t, q_t
+            tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
+            yield Step(
+                tokens=tokens,
+                fusion=fused,
+                p_full=lp_full[rows, tokens].exp(),
+                p_ref=None if lp_ref is None else lp_ref[rows, tokens].exp(),
+                q=fused.log_q[rows, tokens].exp(),
+            )
+            if t + 1 < config.max_new_tokens:
+                logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to both streams
+
+
+@torch.inference_mode()
+def score_continuation(
+    model: PreTrainedModel,
+    method: Method,
+    prompts: Sequence[Sequence[int]],
+    trust: float,
+    config: DecodingConfig,
+    pad_id: int,
+    continuation: Sequence[int],
+    datastores: Sequence[Datastore] | None = None,
+) -> float:
+    """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
+    trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
+    total = 0.0
+    with open_taps(model, method, config) as taps:
+        logits, state = prefill(model, prompts, method.streams, pad_id)
+        for j, token in enumerate(continuation):
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores)
+            total += float(fused.log_q[0, token])
+            if j + 1 < len(continuation):
+                forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)
+                logits = decode_one_token(model, state, forced)
+    return total

@@ -8,15 +8,17 @@ trace records.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
 from . import schedule
 from .config import DecodingConfig
-from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion
+from .fusion import _weighted, arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence
 from .prompts import Reference
+from .taps import Datastore, Signal
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class StepFusion:
     conflict: torch.Tensor | None
     rho: torch.Tensor
     eta: torch.Tensor
+    reference: torch.Tensor | None = None  # the reference log-probs actually used, when the method picks one
 
 
 Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -38,6 +41,7 @@ class Method:
     reference: Reference
     description: str
     fuse: Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor, DecodingConfig], StepFusion]
+    signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
 
     @property
     def streams(self) -> int:
@@ -83,6 +87,109 @@ def _adacad(lp_full, lp_ref, trust, config):
     return _contrast(c, lp_full, lp_ref, c)
 
 
+def entropy(logp: torch.Tensor) -> torch.Tensor:
+    """Shannon entropy in nats per row (0 log 0 = 0)."""
+    return -_weighted(logp.exp(), logp).sum(dim=-1)
+
+
+def renyi_divergence(logp: torch.Tensor, logq: torch.Tensor, alpha: float) -> torch.Tensor:
+    """D_alpha(p || q) = log sum p^alpha q^(1-alpha) / (alpha - 1), in nats, for 0 < alpha < 1."""
+    return (torch.logsumexp(alpha * logp + (1 - alpha) * logq, dim=-1) / (alpha - 1)).clamp(min=0.0)
+
+
+def _coiecd(lp_full, lp_ref, trust, config):
+    """COIECD (Yuan et al. 2024): a token-wise switch by the contextual information-entropy constraint.
+
+    A token is *consistent* (no knowledge conflict) when its contextual information
+    -log p(y|x,D) lies within ``coiecd_epsilon`` nats of the parametric entropy H(p(.|x)), the
+    locally typical zone of the stable-entropy hypothesis. Consistent tokens are scored
+    log p(y|x) + alpha (log p(y|x,D) - log p(y|x)); conflicting ones log p(y|x,D) + alpha (...),
+    the CAD contrast. We follow the paper's constraint with the entropy term: the public code
+    log-softmaxes the shifted scores over the vocabulary, where the per-row entropy cancels.
+    The trace's ``conflict`` is the mass of p_full outside the typical zone.
+    """
+    alpha = config.coiecd_alpha
+    h = entropy(lp_ref).unsqueeze(-1)
+    typical = (-lp_full - h).abs() <= config.coiecd_epsilon
+    consistent = _weighted(torch.tensor(1.0 - alpha), lp_ref) + alpha * lp_full
+    conflicting = (1.0 + alpha) * lp_full - _weighted(torch.tensor(alpha), lp_ref)
+    merged = torch.where(typical, consistent, conflicting)
+    log_q = torch.log_softmax(merged, dim=-1)
+    outside = torch.where(typical, torch.zeros_like(lp_full), lp_full.exp()).sum(-1)
+    a = torch.full_like(outside, alpha)
+    return StepFusion(log_q, outside, a, -a)
+
+
+def _cocoa(lp_full, lp_ref, trust, config):
+    """CoCoA (Khandelwal et al. 2025): a power interpolation with a confidence- and conflict-aware weight.
+
+    log q = (1 - lambda_t) log p(y|x) + lambda_t log p(y|x,D), renormalized, with
+    ``kappa_t = 1 - exp(-(1 - a) D_a(p(.|x) || p(.|x,D)))`` (tail-sensitive Renyi conflict, a = 1/2:
+    one minus the Bhattacharyya coefficient), the context's confidence
+    ``psi_t = (sigmoid(H(p(.|x)) - H(p(.|x,D))) + margin_top2(p(.|x,D))) / 2`` (entropy gap and
+    contextual peakedness), and ``lambda_t = 1 + kappa_t ((lambda_max - 1) psi_t - (1 - psi_t))``:
+    a confident context in conflict is amplified up to lambda_max, an unconfident one yields toward
+    the prior, and without conflict lambda_t = 1 (standard RAG). The paper's components as published;
+    the way they combine into lambda_t is our reading (the paper text was not available offline).
+    Unlike the public code, EOS is never blocked: the paper has no such rule.
+    """
+    a = config.renyi_alpha
+    kappa = 1.0 - torch.exp(-(1.0 - a) * renyi_divergence(lp_ref, lp_full, a))
+    top2 = lp_full.topk(2, dim=-1).values.exp()
+    psi = 0.5 * (torch.sigmoid(entropy(lp_ref) - entropy(lp_full)) + (top2[:, 0] - top2[:, 1]))
+    lam = 1.0 + kappa * ((config.cocoa_lambda_max - 1.0) * psi - (1.0 - psi))
+    return StepFusion(geometric_fusion(lp_full, lp_ref, 1.0 - lam), kappa, lam, 1.0 - lam)
+
+
+def dola_premature(lp_final: torch.Tensor, lp_layers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """DoLa's dynamic premature layer: per row, the candidate with the largest JS from the final layer."""
+    js = js_divergence(lp_final.unsqueeze(1).expand_as(lp_layers), lp_layers)  # [rows, layers]
+    best = js.argmax(dim=1)
+    return lp_layers[torch.arange(lp_layers.shape[0]), best], js.max(dim=1).values
+
+
+def _dola(lp_final, lp_layers, trust, config):
+    """DoLa (Chuang et al. 2024): log p_final - log p_premature over the plausible head, natively.
+
+    ``lp_layers`` [rows, candidates, V] are the head's distributions over the premature
+    candidates (engine taps, read through the final norm as in the paper's early exit); the
+    premature layer is chosen per token by maximum JS divergence. Tokens below ``dola_alpha``
+    times the top final probability are ruled out (adaptive plausibility constraint). DoLa's
+    repetition penalty is left out so every method shares the same sampling and stopping.
+    """
+    lp_premature, js = dola_premature(lp_final, lp_layers)
+    head = lp_final >= lp_final.max(dim=-1, keepdim=True).values + math.log(config.dola_alpha)
+    scores = torch.where(head, lp_final - lp_premature, torch.full_like(lp_final, -math.inf))
+    zeros = torch.zeros_like(js)
+    return StepFusion(torch.log_softmax(scores, dim=-1), js / math.log(2.0), zeros, zeros, lp_premature)
+
+
+def knn_log_probs(
+    query: torch.Tensor, stores: Sequence[Datastore], k: int, temperature: float, lp_lm: torch.Tensor
+) -> torch.Tensor:
+    """log p_kNN(y) per row: softmax of -||h - key||^2 / T over the k nearest keys, summed by next token.
+
+    A row whose datastore is empty falls back to p_LM, so the interpolation is a no-op there.
+    """
+    out = lp_lm.clone()
+    for i, store in enumerate(stores):
+        if store.keys.shape[0] == 0:
+            continue
+        d = ((store.keys - query[i]) ** 2).sum(-1)
+        near = d.topk(min(k, d.shape[0]), largest=False)
+        weights = torch.softmax(-near.values / temperature, dim=-1)
+        p = torch.zeros_like(lp_lm[i]).index_add(0, store.values[near.indices], weights)
+        out[i] = p.log()
+    return out
+
+
+def _knnlm(lp_lm, lp_knn, trust, config):
+    """kNN-LM (Khandelwal et al. 2020): p = (1 - lambda) p_LM + lambda p_kNN, datastore from the
+    retrieved passages of each example (keys: final hidden states, after the final norm)."""
+    lam = torch.full((lp_lm.shape[0],), config.knn_lambda, device=lp_lm.device)
+    return StepFusion(arithmetic_fusion(lp_lm, lp_knn, lam), None, lam, lam)
+
+
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
@@ -100,6 +207,10 @@ METHODS: dict[str, Method] = {
         Method("standard", "none", "standard RAG decoding of the full prompt", _standard),
         Method("cad", "query", "context-aware decoding, fixed beta", _cad),
         Method("adacad", "query", "AdaCAD, JSD-adaptive beta", _adacad),
+        Method("coiecd", "query", "COIECD, contextual information-entropy constraint", _coiecd),
+        Method("cocoa", "query", "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", _cocoa),
+        Method("dola", "none", "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
+        Method("knnlm", "none", "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
     )
 }
 

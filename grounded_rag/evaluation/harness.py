@@ -21,9 +21,8 @@ from tqdm.auto import tqdm
 
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
-from ..engine import decode, decode_one_token, prefill
+from ..engine import decode, score_continuation
 from ..errors import InputError
-from ..fusion import log_probs
 from ..methods import get_method
 from ..prompts import encode, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
@@ -31,10 +30,15 @@ from .metrics import citation_scores, evidence_support, exact_match, substring_m
 
 EVAL_SYSTEM = "Use only provided documents. Answer the question with a short phrase."
 RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
+# At most three settings per method (the same budget); one where a method has no free knob.
 GRIDS: dict[str, list[dict[str, Any]]] = {
     "standard": [{}],
     "cad": [{"beta": 0.5}, {"beta": 1.0}, {"beta": 2.0}],
     "adacad": [{}],
+    "coiecd": [{"coiecd_epsilon": 0.5}, {"coiecd_epsilon": 1.0}, {"coiecd_epsilon": 2.0}],
+    "cocoa": [{"cocoa_lambda_max": 1.5}, {"cocoa_lambda_max": 2.0}, {"cocoa_lambda_max": 3.0}],
+    "dola": [{"dola_layers": "low"}, {"dola_layers": "high"}],
+    "knnlm": [{"knn_lambda": 0.1}, {"knn_lambda": 0.25}, {"knn_lambda": 0.5}],
     "static": [{"rho_max": 0.5}, {"rho_max": 2.0}, {"rho_max": 8.0}],
     "grounded": RHO_GRID,
     "conflict_only": RHO_GRID,
@@ -160,27 +164,19 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
 
 
-@torch.inference_mode()
 def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, params: dict[str, Any]) -> list[float]:
     """Sum of the method's fused log q over each choice's tokens (teacher-forced), for MemoTrap."""
     method = get_method(method_name)
     cfg = base_config(method_name, params, 1)
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
+    stores = decoder.datastores([req], method)
     lead = encode(decoder.tokenizer, ex.question)
     out = []
     for choice in ex.choices or []:
         forced = encode(decoder.tokenizer, ex.question + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
-        logits, state = prefill(decoder.model, prompts, method.streams, decoder.pad_id)
-        total = 0.0
-        for j, token in enumerate(forced[k:]):
-            lp = log_probs(logits).view(1, method.streams, -1)
-            fused = method.fuse(lp[:, 0], lp[:, 1] if method.streams > 1 else None, torch.tensor([req.trust]), cfg)
-            total += float(fused.log_q[0, token])
-            if j + 1 < len(forced) - k:
-                logits = decode_one_token(decoder.model, state, torch.tensor([token] * method.streams))
-        out.append(total)
+        out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores))
     return out
 
 
@@ -244,7 +240,8 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
     for _ in range(repeats):
         for m in methods:
             ids, trust = inputs[m]
-            runs[m].append(timed_decode(decoder, ids, m, new_tokens, [trust]))
+            passages = [d["text"] for d in example.documents]
+            runs[m].append(timed_decode(decoder, ids, m, new_tokens, [trust], passages))
     table = {}
     for m in methods:
         prefill_ms = sorted(p for p, _ in runs[m])[len(runs[m]) // 2]

@@ -41,7 +41,7 @@ def test_large_finite_rho_follows_retrieval_stream(decoder):
     assert big.token_ids == hf_greedy(decoder, big.prompts.reference)
 
 
-@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference"])
+@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm"])
 def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
     cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
     fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False)
@@ -72,15 +72,17 @@ def test_prompts_differ_only_by_the_question_field(decoder):
         assert "Doc 1:" in r.prompts.full and "Doc 3:" in r.prompts.reference
 
 
-def test_batched_equals_one_by_one(decoder):
+@pytest.mark.parametrize("method", ["grounded", "dola", "knnlm"])
+def test_batched_equals_one_by_one(decoder, method):
     requests = [
         {"question": QUESTION, "documents": DOCUMENTS, "scores": [0.8, 0.4, 0.3]},
         {"question": "What is the capital of France?", "documents": DOCUMENTS[2:]},
         {"question": "When was the tower moved?", "documents": DOCUMENTS[:1], "scores": [0.6]},
     ]
-    batched = decoder.generate_batch(requests, max_new_tokens=N)
+    batched = decoder.generate_batch(requests, method=method, max_new_tokens=N)
     for request, b in zip(requests, batched):
-        single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"), max_new_tokens=N)
+        single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"),
+                                  method=method, max_new_tokens=N)
         assert b.token_ids == single.token_ids
         assert b.trust == single.trust
         for x, y in zip(b.trace, single.trace):

@@ -11,9 +11,10 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.engine import prefill
+from grounded_rag.engine import fuse_step, open_taps, prefill
 from grounded_rag.fusion import log_probs
 from grounded_rag.methods import get_method
+from grounded_rag.taps import build_datastore, dola_candidates
 from grounded_rag.trust import retrieval_trust
 
 from ..conftest import DOCUMENTS, QUESTION
@@ -67,6 +68,100 @@ def test_one_step_distribution_matches_the_formula(decoder, name):
         expected = geometric(p, ref, rho / (1 + rho))
     assert np.abs(q - expected).max() < 2e-5, name
     assert trust == pytest.approx(r)
+
+
+def entropy(p):
+    return float(-np.sum(np.where(p > 0, p * np.log(p), 0.0)))
+
+
+def engine_first_step(decoder, cfg, scores=(0.7, 0.3, 0.2)):
+    """The engine's own first fused distribution (taps, datastore and all)."""
+    method = get_method(cfg.method)
+    req = decoder.prepare(QUESTION, DOCUMENTS, list(scores), cfg, method)
+    stores = decoder.datastores([req], method)
+    with open_taps(decoder.model, method, cfg) as taps:
+        logits, _ = prefill(decoder.model, req.token_ids, method.streams, decoder.pad_id)
+        _, _, fused = fuse_step(method, logits, taps, torch.tensor([req.trust]), cfg, stores)
+    return req, logits.double().numpy(), fused.log_q.exp()[0].double().numpy()
+
+
+@torch.inference_mode()
+def hidden_states(decoder, ids):
+    """Every layer's hidden states at the last position, straight from transformers (no hooks)."""
+    out = decoder.model(input_ids=torch.tensor([ids]), output_hidden_states=True)
+    return [h[0, -1] for h in out.hidden_states], out.logits[0, -1]
+
+
+def test_coiecd_and_cocoa_match_their_formulas(decoder):
+    cfg = DecodingConfig(method="coiecd", coiecd_alpha=0.8, coiecd_epsilon=1.5)
+    _, logits, q = engine_first_step(decoder, cfg)
+    p, ref = softmax(logits[0]), softmax(logits[1])
+    typical = np.abs(-np.log(p) - entropy(ref)) <= 1.5
+    assert 0 < typical.sum() < typical.size, "the constraint must split the vocabulary on this prompt"
+    merged = np.where(typical, 0.2 * np.log(ref) + 0.8 * np.log(p), 1.8 * np.log(p) - 0.8 * np.log(ref))
+    assert np.abs(q - softmax(merged)).max() < 2e-5
+
+    cfg = DecodingConfig(method="cocoa", cocoa_lambda_max=3.0, renyi_alpha=0.5)
+    _, logits, q = engine_first_step(decoder, cfg)
+    p, ref = softmax(logits[0]), softmax(logits[1])
+    renyi = np.log(np.sum(ref ** 0.5 * p ** 0.5)) / (0.5 - 1)
+    kappa = 1 - np.exp(-0.5 * renyi)
+    top = np.sort(p)[::-1]
+    psi = 0.5 * (1 / (1 + np.exp(-(entropy(ref) - entropy(p)))) + top[0] - top[1])
+    lam = 1 + kappa * (2.0 * psi - (1 - psi))
+    assert np.abs(q - geometric(ref, p, lam)).max() < 2e-5
+
+
+def test_dola_matches_its_formula_on_the_real_layers(decoder):
+    for bucket in ["low", "high"]:
+        cfg = DecodingConfig(method="dola", dola_layers=bucket, dola_alpha=0.1)
+        req, _, q = engine_first_step(decoder, cfg)
+        layers, final_logits = hidden_states(decoder, req.token_ids[0])
+        norm, head = decoder.model.get_decoder().norm, decoder.model.get_output_embeddings()
+        p = softmax(final_logits.double().numpy())
+        candidates = dola_candidates(decoder.model, bucket)
+        assert candidates and all(j % 2 == candidates[0] % 2 for j in candidates)
+        with torch.inference_mode():
+            premature = [softmax(head(norm(layers[j])).double().numpy()) for j in candidates]
+        best = premature[int(np.argmax([js2(p, m) for m in premature]))]
+        head_mask = p >= 0.1 * p.max()
+        expected = softmax(np.where(head_mask, np.log(p) - np.log(best), -np.inf))
+        assert np.abs(q - expected).max() < 2e-5, bucket
+
+
+def test_knnlm_matches_its_formula_with_a_datastore_of_the_passages(decoder):
+    cfg = DecodingConfig(method="knnlm", knn_k=8, knn_lambda=0.3, knn_temperature=50.0)
+    req, _, q = engine_first_step(decoder, cfg)
+    layers, final_logits = hidden_states(decoder, req.token_ids[0])
+    keys, values = [], []
+    with torch.inference_mode():
+        for text in DOCUMENTS:
+            ids = decoder.tokenizer(text, add_special_tokens=False).input_ids
+            out = decoder.model(input_ids=torch.tensor([ids]), output_hidden_states=True)
+            keys.append(out.hidden_states[-1][0, :-1].double().numpy())
+            values.extend(ids[1:])
+    keys, values = np.concatenate(keys), np.array(values)
+    d = ((keys - layers[-1].double().numpy()) ** 2).sum(-1)
+    near = np.argsort(d)[:8]
+    w = softmax(-d[near] / 50.0)
+    p_knn = np.zeros_like(q)
+    np.add.at(p_knn, values[near], w)
+    expected = 0.7 * softmax(final_logits.double().numpy()) + 0.3 * p_knn
+    assert np.abs(q - expected).max() < 2e-5
+    store = build_datastore(decoder.model, decoder.tokenizer, DOCUMENTS)
+    assert store.keys.shape[0] == len(values) == store.values.shape[0]
+
+
+def test_new_baselines_run_through_the_eval_command(tmp_path):
+    out = tmp_path / "eval"
+    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--data", str(FIXTURES / "memotrap_8.jsonl"),
+            "--methods", "standard,coiecd,cocoa,dola,knnlm", "--limit", "2", "--no-tune", "--no-latency",
+            "--max-new-tokens", "4", "--batch-size", "2", "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    for name in ["coiecd", "cocoa", "dola", "knnlm"]:
+        assert "substring" in report["datasets"]["nq_swap_6"]["methods"][name]["metrics"]
+        assert "loglik_accuracy" in report["datasets"]["memotrap_8"]["methods"][name]["metrics"]
 
 
 def test_eval_command_end_to_end_and_resumes(tmp_path):

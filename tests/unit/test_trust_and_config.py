@@ -60,6 +60,13 @@ def test_normalize_scores_maps_each_distance_space_to_cosine():
         ("max_new_tokens", 0, "max_new_tokens"),
         ("stop", [""], "stop"),
         ("template", "fancy", "template"),
+        ("coiecd_epsilon", 0.0, "coiecd_epsilon"),
+        ("cocoa_lambda_max", 0.5, "cocoa_lambda_max"),
+        ("renyi_alpha", 1.0, "renyi_alpha"),
+        ("dola_layers", "middle", "dola_layers"),
+        ("dola_alpha", 0.0, "dola_alpha"),
+        ("knn_k", 0, "knn_k"),
+        ("knn_lambda", 1.5, "knn_lambda"),
     ],
 )
 def test_config_rejects_bad_values_naming_the_field(field, value, fragment):
@@ -75,7 +82,8 @@ def test_config_accepts_infinite_rho_and_forbids_typos():
 
 
 def test_method_registry_lists_paper_methods_and_ablations():
-    for name in ["grounded", "static", "conflict_only", "trust_only", "arithmetic", "query_only_reference", "standard"]:
+    for name in ["grounded", "static", "conflict_only", "trust_only", "arithmetic", "query_only_reference", "standard",
+                 "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]:
         assert name in METHODS
     assert get_method("standard").streams == 1
     assert get_method("query_only_reference").reference == "query"
