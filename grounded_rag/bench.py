@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import platform
-import resource
 import statistics
 import subprocess
 import sys
 import time
-from importlib import resources
 from collections.abc import Sequence
+from importlib import resources
 from typing import Any
 
 import torch

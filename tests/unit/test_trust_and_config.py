@@ -3,7 +3,13 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from grounded_rag import DecodingConfig, calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust
+from grounded_rag import (
+    DecodingConfig,
+    calibrate_bias,
+    calibrate_bias_from_retrievals,
+    normalize_scores,
+    retrieval_trust,
+)
 from grounded_rag.methods import METHODS, get_method
 from grounded_rag.trust import aggregate_score
 

@@ -3,7 +3,6 @@ import uuid
 import pytest
 from langchain_chroma import Chroma
 from langchain_core.documents import Document
-
 from langchain_grounded_rag import GroundedRAGLLM, PackagedMiniLMEmbeddings, ScoredRetriever
 
 QUESTION = "Where is the Eiffel Tower?"

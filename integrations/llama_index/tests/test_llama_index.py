@@ -11,12 +11,12 @@ from llama_index.core.base.response.schema import Response, StreamingResponse
 from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import ImageNode, NodeWithScore, TextNode
+from llama_index.llms.grounded_rag import NO_DOCUMENTS_ANSWER, GroundedRAG, GroundedSynthesizer, packaged_embedding
+from llama_index.llms.grounded_rag.synthesizer import nodes_to_documents
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from grounded_rag import InputError
 from grounded_rag.trust import normalize_scores
-from llama_index.llms.grounded_rag import NO_DOCUMENTS_ANSWER, GroundedRAG, GroundedSynthesizer, packaged_embedding
-from llama_index.llms.grounded_rag.synthesizer import nodes_to_documents
 
 QUESTION = "Where is the Eiffel Tower?"
 TEXTS = {

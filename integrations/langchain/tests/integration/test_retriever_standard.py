@@ -1,10 +1,8 @@
 """LangChain's own standard test suite for retrievers, over a real Chroma store."""
 
-from langchain_tests.integration_tests import RetrieversIntegrationTests
-
-from langchain_grounded_rag import ScoredRetriever
-
 from langchain_core.documents import Document
+from langchain_grounded_rag import ScoredRetriever
+from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from ..conftest import CORPUS, make_store
 

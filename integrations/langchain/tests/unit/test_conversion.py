@@ -2,9 +2,9 @@ import math
 
 import pytest
 from langchain_core.documents import Document as LCDocument
+from langchain_grounded_rag.llms import GroundedRAGLLM, fingerprint, to_documents
 
 from grounded_rag import Document
-from langchain_grounded_rag.llms import GroundedRAGLLM, fingerprint, to_documents
 
 
 def test_documents_and_scores_come_from_metadata():
