@@ -152,11 +152,16 @@ def test_knnlm_matches_its_formula_with_a_datastore_of_the_passages(decoder):
     assert store.keys.shape[0] == len(values) == store.values.shape[0]
 
 
+def eval_args(out, methods, *options):
+    """`grounded-rag eval` over the two fixture slices (NQ-Swap generation, MemoTrap log-likelihood)."""
+    data = ["--data", str(FIXTURES / "nq_swap_6.jsonl"), "--data", str(FIXTURES / "memotrap_8.jsonl")]
+    return ["eval", *data, "--methods", methods, *options, "--out", str(out)]
+
+
 def test_new_baselines_run_through_the_eval_command(tmp_path):
     out = tmp_path / "eval"
-    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--data", str(FIXTURES / "memotrap_8.jsonl"),
-            "--methods", "standard,coiecd,cocoa,dola,knnlm", "--limit", "2", "--no-tune", "--no-latency",
-            "--max-new-tokens", "4", "--batch-size", "2", "--out", str(out)]
+    args = eval_args(out, "standard,coiecd,cocoa,dola,knnlm", "--limit", "2", "--no-tune", "--no-latency",
+                     "--max-new-tokens", "4", "--batch-size", "2")
     assert main(args) == 0
     report = json.loads((out / "report.json").read_text())
     for name in ["coiecd", "cocoa", "dola", "knnlm"]:
@@ -166,9 +171,8 @@ def test_new_baselines_run_through_the_eval_command(tmp_path):
 
 def test_eval_command_end_to_end_and_resumes(tmp_path):
     out = tmp_path / "eval"
-    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--data", str(FIXTURES / "memotrap_8.jsonl"),
-            "--methods", "standard,cad,grounded", "--limit", "3", "--validation-limit", "2",
-            "--max-new-tokens", "6", "--batch-size", "4", "--out", str(out)]
+    args = eval_args(out, "standard,cad,grounded", "--limit", "3", "--validation-limit", "2",
+                     "--max-new-tokens", "6", "--batch-size", "4")
     assert main(args) == 0
     report = json.loads((out / "report.json").read_text())
     nq, mt = report["datasets"]["nq_swap_6"], report["datasets"]["memotrap_8"]
