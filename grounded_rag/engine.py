@@ -182,6 +182,7 @@ def decode(
     generators = make_generators(config, batch, model.device)
     rows = torch.arange(batch, device=model.device)
     with open_taps(model, method, config) as taps:
+        taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens)
         for t in range(config.max_new_tokens):
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, datastores)  # c_t, rho_t, q_t
@@ -194,6 +195,7 @@ def decode(
                 q=fused.log_q[rows, tokens].exp(),
             )
             if t + 1 < config.max_new_tokens:
+                taps.claim()
                 logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to both streams
 
 

@@ -57,8 +57,9 @@ class LayerTaps:
     """Last-position hidden states of chosen layers, captured during one decode.
 
     ``layers`` follow the ``hidden_states`` index; ``final`` also taps the final norm's output
-    (the vector the head reads). Only the thread that opened the taps records, so a decoder
-    shared by concurrent requests is not mixed up.
+    (the vector the head reads). Only the thread that last called :meth:`claim` records, so a
+    decoder shared by concurrent requests is not mixed up, while a generator resumed from
+    different executor threads (LangChain's default ``_astream``) still reads its own states.
     """
 
     def __init__(self, model: PreTrainedModel, layers: Sequence[int] = (), final: bool = False) -> None:
@@ -68,6 +69,11 @@ class LayerTaps:
         self.values: dict[int | str, torch.Tensor] = {}
         self._handles: list[torch.utils.hooks.RemovableHandle] = []
         self._owner = threading.get_ident()
+
+    def claim(self) -> LayerTaps:
+        """Record the forward passes of the calling thread from now on (call before each forward)."""
+        self._owner = threading.get_ident()
+        return self
 
     def _hook(self, key: int | str):
         def record(module, args, output):

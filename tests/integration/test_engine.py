@@ -1,5 +1,7 @@
 """Exactness of the engine on the packaged SmolLM2-135M-Instruct (real weights, no mocks)."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import torch
 
@@ -135,3 +137,20 @@ def test_trace_and_result_fields(decoder):
         assert 0 < s.q <= 1 and 0 < s.p_full <= 1 and 0 < s.p_ref <= 1
     no_scores = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=2)
     assert no_scores.trust == 1.0 and no_scores.trust_source.startswith("no scores")
+
+
+@pytest.mark.parametrize("method", ["dola", "knnlm"])
+def test_hidden_state_methods_stream_the_same_when_each_step_runs_in_a_new_thread(decoder, method):
+    """LangChain's default _astream resumes the generator in executor threads, one step each."""
+    expected = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N).text
+    pieces = decoder.stream(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
+    text, pools = "", []
+    while True:  # every step in a new thread, all kept alive so no thread id is reused
+        pools.append(ThreadPoolExecutor(max_workers=1))
+        piece = pools[-1].submit(next, pieces, None).result()
+        if piece is None:
+            break
+        text += piece
+    for pool in pools:
+        pool.shutdown()
+    assert len(pools) > 3 and text.strip() == expected
