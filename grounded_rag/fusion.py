@@ -28,10 +28,16 @@ def _weighted(weight: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
     return torch.where(weight == 0, torch.zeros_like(logp), weight * logp)
 
 
+def log_linear(logp_full: torch.Tensor, logp_ref: torch.Tensor, eta: torch.Tensor) -> torch.Tensor:
+    """(1-eta) log p_full + eta log p_ref per row, unnormalized; a zero weight never lets -inf through."""
+    eta = eta.float().unsqueeze(-1)
+    return _weighted(1.0 - eta, logp_full) + _weighted(eta, logp_ref)
+
+
 def geometric_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, eta: torch.Tensor) -> torch.Tensor:
     """log q = (1-eta) log p_full + eta log p_ref - logsumexp(...): the closed-form barycenter."""
+    unnormalized = log_linear(logp_full, logp_ref, eta)
     eta = eta.float().unsqueeze(-1)
-    unnormalized = _weighted(1.0 - eta, logp_full) + _weighted(eta, logp_ref)
     fused = unnormalized - torch.logsumexp(unnormalized, dim=-1, keepdim=True)
     # At eta = 0 (or 1) the normalizer is exactly 0: return the stream itself, bit for bit, so rho = 0
     # reproduces standard decoding exactly rather than up to fp32 re-normalization error.

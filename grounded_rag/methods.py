@@ -16,7 +16,7 @@ import torch
 
 from . import schedule
 from .config import DecodingConfig
-from .fusion import _weighted, arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence
+from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
 from .prompts import Reference
 from .taps import Datastore, Signal
 
@@ -89,7 +89,7 @@ def _adacad(lp_full, lp_ref, trust, config):
 
 def entropy(logp: torch.Tensor) -> torch.Tensor:
     """Shannon entropy in nats per row (0 log 0 = 0)."""
-    return -_weighted(logp.exp(), logp).sum(dim=-1)
+    return torch.special.entr(logp.exp()).sum(dim=-1)
 
 
 def renyi_divergence(logp: torch.Tensor, logq: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -111,8 +111,9 @@ def _coiecd(lp_full, lp_ref, trust, config):
     alpha = config.coiecd_alpha
     h = entropy(lp_ref).unsqueeze(-1)
     typical = (-lp_full - h).abs() <= config.coiecd_epsilon
-    consistent = _weighted(torch.tensor(1.0 - alpha), lp_ref) + alpha * lp_full
-    conflicting = (1.0 + alpha) * lp_full - _weighted(torch.tensor(alpha), lp_ref)
+    rows = torch.ones(lp_full.shape[0], device=lp_full.device)
+    consistent = log_linear(lp_full, lp_ref, (1.0 - alpha) * rows)  # log p(y|x) + alpha (log p(y|x,D) - log p(y|x))
+    conflicting = log_linear(lp_full, lp_ref, -alpha * rows)  # log p(y|x,D) + alpha (log p(y|x,D) - log p(y|x))
     merged = torch.where(typical, consistent, conflicting)
     log_q = torch.log_softmax(merged, dim=-1)
     outside = torch.where(typical, torch.zeros_like(lp_full), lp_full.exp()).sum(-1)

@@ -31,7 +31,3 @@ def trust_only(rho_max: float, trust: torch.Tensor, conflict: torch.Tensor) -> t
     """rho_t = rho_max * r(x, D): conflict fixed to 1."""
     return _scaled(rho_max, trust.expand_as(conflict).clone())
 
-
-def zero(rho_max: float, trust: torch.Tensor, conflict: torch.Tensor) -> torch.Tensor:
-    """rho_t = 0: standard decoding."""
-    return torch.zeros_like(conflict)
