@@ -5,7 +5,8 @@ hits both alike; figures are medians and every speed figure is reported as a rat
 standard-decoding baseline of the same run. Peak memory is measured in a fresh subprocess per
 method (the process's max RSS) so one method's allocations cannot hide in the other's.
 ``batch8_speedup`` is end to end (prefill included: compute-bound on a CPU, so it scales ~linearly
-with the batch); ``batch8_decode_speedup`` is the decode phase alone.
+with the batch); ``batch8_decode_speedup`` is the decode phase alone. ``mixed_batch8_prefill_padded_over_ragged``
+compares the two prefill paths on 8 prompts of different lengths (1-5 documents).
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ def _fusion_ms(decoder: GroundedDecoder, prompts, reps: int = 200) -> float:
     return (time.perf_counter() - start) * 1000 / reps
 
 
+def _mixed_prefill_ms(decoder: GroundedDecoder, docs, ragged: bool) -> float:
+    """Prefill of 8 grounded questions with 1..5 documents each (prompts of different lengths)."""
+    batch = [prepared(decoder, "grounded", "documents_first", QUESTION, docs[: 1 + i % len(docs)]) for i in range(8)]
+    start = time.perf_counter()
+    prefill(decoder.model, [ids for p, _ in batch for ids in p], 2, decoder.pad_id, ragged=ragged)
+    return (time.perf_counter() - start) * 1000
+
+
 def peak_memory_mb(model: str | None, method: str, new_tokens: int) -> float:
     code = (
         "import json,resource,sys,torch\n"
@@ -123,6 +132,11 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     batch_tps = 8 * new_tokens / statistics.median(batch_times)
     decode_speedup = 8 * statistics.median(single_step) / statistics.median(batch_step)
 
+    padded_ms, ragged_ms = [], []
+    for _ in range(max(2, repeats // 2)):
+        padded_ms.append(_mixed_prefill_ms(decoder, docs, ragged=False))
+        ragged_ms.append(_mixed_prefill_ms(decoder, docs, ragged=True))
+
     mem_std = peak_memory_mb(model, "standard", new_tokens)
     mem_gd = peak_memory_mb(model, "grounded", new_tokens)
     return {
@@ -140,6 +154,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "memory_ratio": round(mem_gd / mem_std, 3),
         "batch8_speedup": round(batch_tps / single_tps, 2),
         "batch8_decode_speedup": round(decode_speedup, 2),
+        "mixed_batch8_prefill_padded_over_ragged": round(statistics.median(padded_ms) / statistics.median(ragged_ms), 2),
         "standard_prefill_ms": round(med["standard"][0], 1),
         "grounded_prefill_ms": round(med["grounded"][0], 1),
         "grounded_paper_template_prefill_ms": round(med["grounded_paper"][0], 1),

@@ -288,11 +288,12 @@ class GroundedDecoder:
     ) -> list[GenerationResult]:
         """Answer many questions in one batched decode (2 rows per question for grounded methods).
 
-        Each request is a mapping with ``question``, ``documents`` and optional ``scores``. Two engine
+        Each request is a mapping with ``question``, ``documents`` and optional ``scores``. Three engine
         switches exist for checks and benchmarks: ``use_cache=False`` recomputes every step without a
-        KV cache; ``share_prefix=False`` prefills the two prompts separately.
+        KV cache; ``share_prefix=False`` prefills the two prompts separately; ``ragged`` forces the
+        unpadded per-prompt prefill on (the CPU default) or off (the padded batch, the GPU default).
         """
-        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix") if k in overrides}
+        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix", "ragged") if k in overrides}
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
         if not requests:

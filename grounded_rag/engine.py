@@ -4,7 +4,8 @@ Rows of one batched forward pass: for B questions and S streams (S = 2 for the g
 methods: full and reference) there are B*S rows, ordered question-major. Every row has its own
 KV cache entries, attention-mask row and position ids, so prompts of any lengths decode together.
 Prefill shares work: for each question, the longest common token prefix of its S prompts is run
-once, then the cache is repeated per stream and only the differing suffixes are run.
+once, then the cache is repeated per stream and only the differing suffixes are run. On a CPU each
+prompt is prefilled without padding and the caches are assembled afterwards (see ``prefill``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .config import DecodingConfig
 from .fusion import log_probs
 from .methods import Method, StepFusion, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
-from .speedups import make_cache
+from .speedups import ReservedLayer, make_cache
 from .taps import Datastore, LayerTaps, dola_candidates
 
 
@@ -88,6 +89,18 @@ def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_
     return out.logits[:, -1, :]
 
 
+def _shared_lengths(groups: Sequence[Sequence[Sequence[int]]], streams: int, share_prefix: bool) -> list[int]:
+    """Per question, how many leading tokens its prompts share (at least one token left to each suffix)."""
+    return [
+        min(common_prefix_length(g), min(len(s) for s in g) - 1) if share_prefix and streams > 1 else 0 for g in groups
+    ]
+
+
+def _ragged_ok(model: PreTrainedModel, use_cache: bool) -> bool:
+    """Ragged prefill assembles plain full-attention caches; sliding-window layers (Gemma 3) keep the padded path."""
+    return use_cache and all(isinstance(layer, ReservedLayer) for layer in make_cache(model, 0).layers)
+
+
 @torch.inference_mode()
 def prefill(
     model: PreTrainedModel,
@@ -97,13 +110,23 @@ def prefill(
     use_cache: bool = True,
     share_prefix: bool = True,
     reserve: int = 64,
+    ragged: bool | None = None,
+    taps: LayerTaps | None = None,
 ) -> tuple[torch.Tensor, DecodeState]:
-    """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state."""
+    """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state.
+
+    ``ragged`` (default: on CPU) prefills each question on its own and stitches one left-padded
+    cache for the batched decode: a CPU prefill is compute-bound, so padding a batch to its longest
+    prompt (or CAD's short question-only prompt to the full one) costs its full share of time,
+    while batching buys nothing. On a GPU the padded batch is faster. ``taps`` (DoLa, kNN-LM) are
+    stitched back to one row per prompt.
+    """
+    ragged = model.device.type == "cpu" if ragged is None else ragged
+    if ragged and _ragged_ok(model, use_cache):
+        return _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps)
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
-    shared = [
-        min(common_prefix_length(g), min(len(s) for s in g) - 1) if share_prefix and streams > 1 else 0 for g in groups
-    ]
+    shared = _shared_lengths(groups, streams, share_prefix)
     prefix_ids, prefix_mask = _left_pad([g[0][:n] for g, n in zip(groups, shared)], pad_id, device)
     empty = torch.zeros((len(groups), 0), dtype=torch.long, device=device)
     state = DecodeState(make_cache(model, reserve) if use_cache else None, empty, empty, empty)
@@ -120,6 +143,46 @@ def prefill(
     start = torch.tensor(shared, device=device).repeat_interleave(streams)
     logits = _forward(model, state, suffix_ids, suffix_mask, _positions(suffix_mask, start))
     return logits, state
+
+
+PAD_BUDGET = 32  # padded tokens worth one extra forward pass's fixed cost on a CPU (measured: ~1 decode step)
+
+
+def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps) -> tuple[torch.Tensor, DecodeState]:
+    """Prefill question by question (padded only within a question, and only when that wastes at most
+    ``PAD_BUDGET`` tokens, else prompt by prompt), then stitch the parts into one left-padded state."""
+    groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
+    parts: list[tuple[torch.Tensor, DecodeState, dict]] = []
+    for group, n in zip(groups, _shared_lengths(groups, streams, share_prefix)):
+        suffixes = [len(p) - n for p in group]
+        together = streams * max(suffixes) - sum(suffixes) <= PAD_BUDGET
+        for rows in [group] if together else [[p] for p in group]:
+            logits, state = prefill(model, rows, len(rows), pad_id, True, share_prefix, reserve, False, taps)
+            parts.append((logits, state, dict(taps.values) if taps is not None else {}))
+    width = max(state.input_ids.shape[1] for _, state, _ in parts)
+    cache = make_cache(model, reserve)
+    for i in range(len(parts[0][1].cache.layers)):
+        layers = [state.cache.layers[i] for _, state, _ in parts]
+        cache.update(torch.cat([_pad_left(layer.keys, width, 0.0, dim=-2) for layer in layers]),
+                     torch.cat([_pad_left(layer.values, width, 0.0, dim=-2) for layer in layers]), i)
+    if taps is not None and parts[0][2]:
+        taps.values = {key: torch.cat([tapped[key] for _, _, tapped in parts]) for key in parts[0][2]}
+    stitched = DecodeState(
+        cache,
+        torch.cat([_pad_left(state.input_ids, width, pad_id) for _, state, _ in parts]),
+        torch.cat([_pad_left(state.attention_mask, width, 0) for _, state, _ in parts]),
+        torch.cat([_pad_left(state.position_ids, width, 1) for _, state, _ in parts]),
+    )
+    return torch.cat([logits for logits, _, _ in parts]), stitched
+
+
+def _pad_left(x: torch.Tensor, width: int, value: float, dim: int = -1) -> torch.Tensor:
+    missing = width - x.shape[dim]
+    if missing == 0:
+        return x
+    shape = list(x.shape)
+    shape[dim] = missing
+    return torch.cat([x.new_full(shape, value), x], dim=dim)
 
 
 @torch.inference_mode()
@@ -169,6 +232,7 @@ def decode(
     use_cache: bool = True,
     share_prefix: bool = True,
     datastores: Sequence[Datastore] | None = None,
+    ragged: bool | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -183,7 +247,7 @@ def decode(
     rows = torch.arange(batch, device=model.device)
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
-        logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens)
+        logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens, ragged, taps)
         for t in range(config.max_new_tokens):
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, datastores)  # c_t, rho_t, q_t
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -214,7 +278,7 @@ def score_continuation(
     trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
     total = 0.0
     with open_taps(model, method, config) as taps:
-        logits, state = prefill(model, prompts, method.streams, pad_id)
+        logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)
         for j, token in enumerate(continuation):
             _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores)
             total += float(fused.log_q[0, token])

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..methods import get_method
 from ..prompts import encode, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
-from .metrics import citation_scores, evidence_support, exact_match, substring_match, token_f1
+from .metrics import choice_generated, citation_scores, evidence_support, exact_match, substring_match, token_f1
 
 EVAL_SYSTEM = "Use only provided documents. Answer the question with a short phrase."
 RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
@@ -122,9 +122,14 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int) -> Dec
                           b=0.5, gamma=10.0, **params)
 
 
+def _by_length(examples: list[Example]) -> list[Example]:
+    """Batch similar lengths together: the batched decode pads every row to the batch's longest prompt."""
+    return sorted(examples, key=lambda ex: len(ex.question) + sum(len(d["text"]) for d in ex.documents))
+
+
 def generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens, desc) -> list[dict]:
     cfg = base_config(method, params, max_new_tokens)
-    todo = [ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id) not in ckpt.records]
+    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id) not in ckpt.records])
     for start in tqdm(range(0, len(todo), batch_size), desc=desc, leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
         t0 = time.perf_counter()
@@ -143,24 +148,51 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     """The model's answer with no documents (for the 'known without context' subset)."""
     method = get_method("standard")
     cfg = base_config("standard", {}, max_new_tokens)
-    todo = [ex for ex in examples if Checkpoint.key(dataset, "closed_book", {}, ex.id) not in ckpt.records]
+    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, "closed_book", {}, ex.id) not in ckpt.records])
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: closed book", leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
         prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template)))
                    for ex in batch]
-        tokens: list[list[int]] = [[] for _ in batch]
-        done = [False] * len(batch)
-        for step in decode(decoder.model, method, prompts, [1.0] * len(batch), cfg, decoder.pad_id):
-            for i, t in enumerate(step.tokens.tolist()):
-                if not done[i]:
-                    done[i] = t in decoder.eos_ids or "\n" in decoder.tokenizer.decode(tokens[i] + [t])
-                    if not done[i]:
-                        tokens[i].append(t)
-            if all(done):
-                break
-        ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id,
-                   "text": decoder.tokenizer.decode(tok, skip_special_tokens=True).strip()} for ex, tok in zip(batch, tokens)])
+        texts = _decode_lines(decoder, method, prompts, [1.0] * len(batch), cfg)
+        ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id, "text": text}
+                  for ex, text in zip(batch, texts)])
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
+
+
+def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datastores=None) -> list[str]:
+    """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question."""
+    rows = len(prompts) // method.streams
+    tokens: list[list[int]] = [[] for _ in range(rows)]
+    done = [False] * rows
+    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores):
+        for i, t in enumerate(step.tokens.tolist()):
+            if not done[i]:
+                tokens[i].append(t)
+                done[i] = t in decoder.eos_ids or "\n" in decoder.tokenizer.decode(tokens[i])
+        if all(done):
+            break
+    # a token may carry text before its newline ('.\n'): keep that text, as the decoder's stop strings do
+    return [decoder.tokenizer.decode(tok, skip_special_tokens=True).split("\n")[0].strip() for tok in tokens]
+
+
+MEMOTRAP_NEW_TOKENS = 6  # the choices are one word (or a letter) and a full stop
+
+
+def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, batch_size) -> list[dict]:
+    """MemoTrap by generation: the method continues the question text (the same assistant turn that
+    log-likelihood scoring forces), and the record keeps the continuation."""
+    method = get_method(method_name)
+    cfg = base_config(method_name, params, MEMOTRAP_NEW_TOKENS)
+    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, method_name, params, ex.id, "mtgen") not in ckpt.records])
+    for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: {method_name} (generation)", leave=False,
+                      disable=not todo):
+        batch = todo[start:start + batch_size]
+        reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
+        prompts = [ids + encode(decoder.tokenizer, ex.question) for ex, r in zip(batch, reqs) for ids in r.token_ids]
+        texts = _decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method))
+        ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
+                  for ex, text in zip(batch, texts)])
+    return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
 
 
 def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, params: dict[str, Any]) -> list[float]:
@@ -283,8 +315,13 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         for method in methods:
             params, tuning = _tune(decoder, validation, dataset, method, ckpt, batch_size, max_new_tokens, memotrap) if tune else (GRIDS[method][len(GRIDS[method]) // 2], [])
             if memotrap:
+                gens = memotrap_generations(decoder, test, dataset, method, params, ckpt, batch_size)
+                picks = [choice_generated(r["text"], ex.choices or []) for r, ex in zip(gens, test)]
                 vals = {"loglik_accuracy": [_memotrap_correct(decoder, ex, method, params, ckpt, dataset)
-                                            for ex in tqdm(test, desc=f"{dataset}: {method}", leave=False)]}
+                                            for ex in tqdm(test, desc=f"{dataset}: {method}", leave=False)],
+                        "generation_accuracy": [float(k == ex.answer_index) for k, ex in zip(picks, test)],
+                        "generation_memorization": [float(k is not None and k != ex.answer_index)
+                                                    for k, ex in zip(picks, test)]}
                 recs = []
             else:
                 recs = generate_records(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens,
@@ -318,7 +355,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
 
 COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
            "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
-           "loglik_accuracy"]
+           "loglik_accuracy", "generation_accuracy", "generation_memorization"]
 
 
 def to_markdown(report: dict[str, Any]) -> str:

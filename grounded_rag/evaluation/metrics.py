@@ -64,3 +64,16 @@ def citation_scores(prediction: str, documents: Sequence[str], answers: Sequence
     precision = len(cited & relevant) / len(cited) if cited else 0.0
     recall = len(cited & relevant) / len(relevant) if relevant else 0.0
     return precision, recall
+
+
+def _first_word(text: str) -> str:
+    words = "".join(ch if ch not in string.punctuation else " " for ch in text.lower()).split()
+    return words[0] if words else ""
+
+
+def choice_generated(generation: str, choices: Sequence[str]) -> int | None:
+    """MemoTrap by generation: the index of the choice whose first word the generation starts with
+    (case and punctuation ignored; articles kept, since ``A``/``B`` are choices), else None."""
+    first = _first_word(generation)
+    matches = [k for k, c in enumerate(choices) if first and _first_word(c) == first]
+    return matches[0] if len(matches) == 1 else None

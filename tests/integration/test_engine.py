@@ -74,14 +74,16 @@ def test_prompts_differ_only_by_the_question_field(decoder):
         assert "Doc 1:" in r.prompts.full and "Doc 3:" in r.prompts.reference
 
 
-@pytest.mark.parametrize("method", ["grounded", "dola", "knnlm"])
-def test_batched_equals_one_by_one(decoder, method):
+@pytest.mark.parametrize("ragged", [True, False], ids=["ragged-prefill", "padded-prefill"])
+@pytest.mark.parametrize("method", ["grounded", "cad", "dola", "knnlm"])
+def test_batched_equals_one_by_one(decoder, method, ragged):
+    """Prompts of different lengths; the batch prefilled ragged (CPU default) or padded (GPU default)."""
     requests = [
         {"question": QUESTION, "documents": DOCUMENTS, "scores": [0.8, 0.4, 0.3]},
         {"question": "What is the capital of France?", "documents": DOCUMENTS[2:]},
         {"question": "When was the tower moved?", "documents": DOCUMENTS[:1], "scores": [0.6]},
     ]
-    batched = decoder.generate_batch(requests, method=method, max_new_tokens=N)
+    batched = decoder.generate_batch(requests, method=method, max_new_tokens=N, ragged=ragged)
     for request, b in zip(requests, batched):
         single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"),
                                   method=method, max_new_tokens=N)

@@ -12,8 +12,11 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import fuse_step, open_taps, prefill
+from grounded_rag.evaluation.harness import MEMOTRAP_NEW_TOKENS, base_config, load_examples, split_examples
+from grounded_rag.evaluation.metrics import choice_generated
 from grounded_rag.fusion import log_probs
 from grounded_rag.methods import get_method
+from grounded_rag.prompts import encode
 from grounded_rag.taps import build_datastore, dola_candidates
 from grounded_rag.trust import retrieval_trust
 
@@ -166,10 +169,10 @@ def test_new_baselines_run_through_the_eval_command(tmp_path):
     report = json.loads((out / "report.json").read_text())
     for name in ["coiecd", "cocoa", "dola", "knnlm"]:
         assert "substring" in report["datasets"]["nq_swap_6"]["methods"][name]["metrics"]
-        assert "loglik_accuracy" in report["datasets"]["memotrap_8"]["methods"][name]["metrics"]
+        assert {"loglik_accuracy", "generation_accuracy"} <= set(report["datasets"]["memotrap_8"]["methods"][name]["metrics"])
 
 
-def test_eval_command_end_to_end_and_resumes(tmp_path):
+def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     out = tmp_path / "eval"
     args = eval_args(out, "standard,cad,grounded", "--limit", "3", "--validation-limit", "2",
                      "--max-new-tokens", "6", "--batch-size", "4")
@@ -184,6 +187,18 @@ def test_eval_command_end_to_end_and_resumes(tmp_path):
     assert nq["methods"]["cad"]["params"]["beta"] in (0.5, 1.0, 2.0)
     assert len(nq["methods"]["grounded"]["tuning"]) == 3 and nq["methods"]["standard"]["tuning"] == []
     assert "loglik_accuracy" in mt["methods"]["grounded"]["metrics"]
+    mt_test = split_examples(load_examples(FIXTURES / "memotrap_8.jsonl"), "test")[:3]
+    gen = {(r["key"].split("|")[2], r["id"]): r["text"] for r in map(json.loads, (out / "generations.jsonl").read_text().splitlines())
+           if r["key"].startswith("mtgen|")}
+    for method, m in mt["methods"].items():  # MemoTrap by generation, recomputed from the stored continuations
+        picks = [choice_generated(gen[method, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
+        assert m["metrics"]["generation_accuracy"][0] == pytest.approx(sum(picks) / len(picks))
+    ex = mt_test[0]  # the standard continuation is transformers' greedy continuation of the same turn
+    req = decoder.prepare(ex.question, ex.documents, None, base_config("standard", {}, MEMOTRAP_NEW_TOKENS), get_method("standard"))
+    ids = torch.tensor([req.token_ids[0] + encode(decoder.tokenizer, ex.question)])
+    hf = decoder.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=MEMOTRAP_NEW_TOKENS, do_sample=False,
+                                pad_token_id=decoder.pad_id, eos_token_id=sorted(decoder.eos_ids))[0, ids.shape[1]:]
+    assert gen["standard", ex.id] == decoder.tokenizer.decode(hf, skip_special_tokens=True).split("\n")[0].strip()
     md = (out / "report.md").read_text()
     assert "| grounded |" in md and "Δ substring vs standard" in md
     assert set(report["latency"]) == {"standard", "cad", "grounded"}

@@ -5,6 +5,7 @@ import pytest
 
 from grounded_rag.evaluation.bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from grounded_rag.evaluation.metrics import (
+    choice_generated,
     citation_scores,
     evidence_support,
     exact_match,
@@ -40,6 +41,16 @@ def test_citation_precision_recall():
     p, r = citation_scores("Rome [Doc 1], see also Doc 2", docs, ["Rome"])
     assert (p, r) == (0.5, 0.5)  # cited {1,2}; relevant {1,3}
     assert citation_scores("Rome", docs, ["Rome"]) == (0.0, 0.0)
+
+
+def test_memotrap_choice_generated_hand_checked():
+    choices = [" heavy.", " fonder."]
+    assert choice_generated("heavy.", choices) == 0
+    assert choice_generated("Fonder, as they say", choices) == 1
+    assert choice_generated("heavier.", choices) is None, "whole first word only"
+    assert choice_generated("", choices) is None
+    assert choice_generated("A. Because", [" A", " B"]) == 0, "letter choices keep the article-like 'a'"
+    assert choice_generated("B", [" A", " B"]) == 1
 
 
 def test_bootstrap_known_case():
