@@ -3,7 +3,9 @@
 Both methods decode the same ~700-token prompt, interleaved repeat by repeat so machine noise
 hits both alike; figures are medians and every speed figure is reported as a ratio against the
 standard-decoding baseline of the same run. Peak memory is measured in a fresh subprocess per
-method (the process's max RSS) so one method's allocations cannot hide in the other's.
+method, with the peak reset after loading the model (see :func:`generation_memory`):
+``memory_ratio`` compares the peaks during generation (weights included, as the paper's figure),
+``generation_memory_ratio`` what each generation adds over the loaded model.
 ``batch8_speedup`` is end to end (prefill included: compute-bound on a CPU, so it scales ~linearly
 with the batch); ``batch8_decode_speedup`` is the decode phase alone. ``mixed_batch8_prefill_padded_over_ragged``
 compares the two prefill paths on 8 prompts of different lengths (1-5 documents).
@@ -85,17 +87,68 @@ def _mixed_prefill_ms(decoder: GroundedDecoder, docs, ragged: bool) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def peak_memory_mb(model: str | None, method: str, new_tokens: int) -> float:
-    code = (
-        "import json,resource,sys,torch\n"
-        "from grounded_rag import GroundedDecoder\n"
-        "from grounded_rag.bench import bench_documents, QUESTION\n"
-        f"d=GroundedDecoder.from_pretrained({model!r})\n"
-        f"d.generate(QUESTION, bench_documents(), method={method!r}, max_new_tokens={new_tokens})\n"
-        "print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+def _status_mb(field: str) -> float | None:
+    """A ``/proc/self/status`` figure (VmRSS, VmHWM) in MB; None off Linux."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def generation_memory(model: str | None, method: str, new_tokens: int, question: str = QUESTION,
+                      documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
+    """Memory of one generation in this process, apart from loading the model.
+
+    Loading peaks above the loaded state (conversion buffers) and the first forward pages in the
+    memory-mapped weights; either would hide the second stream's KV cache. So the peak is reset
+    after loading and a one-token warm-up: ``torch.cuda.reset_peak_memory_stats`` on a GPU,
+    ``/proc/self/clear_refs`` (Linux's peak-RSS reset) on a CPU. Returns ``loaded_mb`` (resident
+    then), ``peak_mb`` (peak during the generation) and ``extra_mb`` (their difference).
+    """
+    decoder = GroundedDecoder.from_pretrained(model)
+    settings = {"system_prompt": system_prompt} if system_prompt else {}
+    decoder.generate("Warm-up.", ["Warm-up."], method="standard", max_new_tokens=1)  # pages the weights in
+    cuda = decoder.model.device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize()
+        loaded = torch.cuda.memory_allocated() / 2**20
+        torch.cuda.reset_peak_memory_stats()
+    else:
+        loaded = _status_mb("VmRSS")
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            loaded = None
+    decoder.generate(question, documents if documents is not None else bench_documents(), method=method,
+                     max_new_tokens=new_tokens, **settings)
+    if cuda:
+        peak = torch.cuda.max_memory_allocated() / 2**20
+    elif loaded is not None:
+        peak = _status_mb("VmHWM")
+    else:  # no peak reset here (macOS): the process's max RSS, loading included
+        import resource
+
+        scale = 2**20 if sys.platform == "darwin" else 2**10
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
+        loaded = peak
+    return {"loaded_mb": loaded, "peak_mb": peak, "extra_mb": peak - loaded}
+
+
+def memory_in_subprocess(model: str | None, method: str, new_tokens: int, question: str = QUESTION,
+                   documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
+    """:func:`generation_memory` in a fresh subprocess, so one method's allocations cannot hide in another's."""
+    args = json.dumps([model, method, new_tokens, question, documents, system_prompt])
+    code = ("import json,sys\nfrom grounded_rag.bench import generation_memory\n"
+            "print(json.dumps(generation_memory(*json.loads(sys.argv[1]))))\n")
+    out = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the memory measurement for method {method!r} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:
@@ -137,8 +190,8 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         padded_ms.append(_mixed_prefill_ms(decoder, docs, ragged=False))
         ragged_ms.append(_mixed_prefill_ms(decoder, docs, ragged=True))
 
-    mem_std = peak_memory_mb(model, "standard", new_tokens)
-    mem_gd = peak_memory_mb(model, "grounded", new_tokens)
+    mem_std = memory_in_subprocess(model, "standard", new_tokens)
+    mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
     return {
         "model": decoder.name,
         "device": str(decoder.model.device),
@@ -151,7 +204,8 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "prefill_ratio_paper_template": round(med["grounded_paper"][0] / med["standard"][0], 3),
         "decode_ratio": round(med["grounded"][1] / med["standard"][1], 3),
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
-        "memory_ratio": round(mem_gd / mem_std, 3),
+        "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
+        "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),
         "batch8_speedup": round(batch_tps / single_tps, 2),
         "batch8_decode_speedup": round(decode_speedup, 2),
         "mixed_batch8_prefill_padded_over_ragged": round(statistics.median(padded_ms) / statistics.median(ragged_ms), 2),
@@ -160,8 +214,11 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "grounded_paper_template_prefill_ms": round(med["grounded_paper"][0], 1),
         "standard_decode_ms_per_token": round(med["standard"][1], 2),
         "grounded_decode_ms_per_token": round(med["grounded"][1], 2),
-        "standard_peak_mb": round(mem_std, 1),
-        "grounded_peak_mb": round(mem_gd, 1),
+        "loaded_mb": round(mem_std["loaded_mb"], 1),
+        "standard_peak_mb": round(mem_std["peak_mb"], 1),
+        "grounded_peak_mb": round(mem_gd["peak_mb"], 1),
+        "standard_generation_extra_mb": round(mem_std["extra_mb"], 1),
+        "grounded_generation_extra_mb": round(mem_gd["extra_mb"], 1),
         "grounded_single_tokens_per_s": round(single_tps, 1),
         "grounded_batch8_tokens_per_s": round(batch_tps, 1),
     }

@@ -261,9 +261,10 @@ def _memotrap_correct(decoder, ex, method, params, ckpt, dataset) -> float:
 
 def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Example, model: str | None,
                   new_tokens: int = 16, repeats: int = 3) -> dict[str, dict[str, float]]:
-    """Prefill ms, decode ms/token, tokens/s (medians, methods interleaved) and peak memory (own
-    subprocess per method) on one benchmark example, measured in this run."""
-    from ..bench import peak_memory_mb, prepared, timed_decode
+    """Prefill ms, decode ms/token, tokens/s (medians, methods interleaved) and memory (own
+    subprocess per method: resident after loading, peak during the generation, and the difference)
+    on one benchmark example, measured in this run."""
+    from ..bench import memory_in_subprocess, prepared, timed_decode
 
     runs: dict[str, list[tuple[float, float]]] = {m: [] for m in methods}
     inputs = {m: prepared(decoder, m, "documents_first", example.question, example.documents, system_prompt=EVAL_SYSTEM)
@@ -279,7 +280,7 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
         decode_ms = sorted(d for _, d in runs[m])[len(runs[m]) // 2]
         table[m] = {"prefill_ms": prefill_ms, "decode_ms_per_token": decode_ms,
                     "tokens_per_s": 1000 * new_tokens / (prefill_ms + decode_ms * (new_tokens - 1)),
-                    "peak_memory_mb": peak_memory_mb(model, m, new_tokens)}
+                    **memory_in_subprocess(model, m, new_tokens, example.question, example.documents, EVAL_SYSTEM)}
     return table
 
 
@@ -341,6 +342,10 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         if "standard" in values:
             for method in methods:
                 per_method[method]["diff_vs_standard"] = paired_difference_ci(values[method][main], values["standard"][main], idx)
+                per_method[method]["diffs_vs_standard"] = {  # every metric measured on the same rows for both
+                    k: paired_difference_ci(v, values["standard"][k], idx if len(v) == len(test) else resample_indices(len(v), resamples))
+                    for k, v in values[method].items()
+                    if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
         report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation), "main_metric": main,
                                        "methods": per_method}
     if latency:
@@ -357,26 +362,32 @@ COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "contex
            "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization"]
 
+DELTA_ALSO = ["generation_accuracy"]  # MemoTrap's second protocol gets its own Δ column
+
 
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
     for dataset, d in report["datasets"].items():
         present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
+        deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
         lines += ["", f"### {dataset} (n = {d['n_test']}, tuned on {d['n_validation']} validation rows)", "",
-                  "| method | params | " + " | ".join(present) + f" | Δ {d['main_metric']} vs standard | avg tokens |",
-                  "|---" * (len(present) + 4) + "|"]
+                  "| method | params | " + " | ".join(present) + "".join(f" | Δ {c} vs standard" for c in deltas)
+                  + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
         for method, m in d["methods"].items():
             cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
-            diff = _fmt(m["diff_vs_standard"]) if "diff_vs_standard" in m else "–"
+            diffs = m.get("diffs_vs_standard", {d["main_metric"]: m["diff_vs_standard"]} if "diff_vs_standard" in m else {})
+            cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
-            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {diff} | {tokens} |")
+            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")
     if report.get("latency"):
-        lines += ["", "### Latency and memory (one example, same run; peak memory in a subprocess per method)", "",
-                  "| method | prefill ms | decode ms/token | tokens/s | peak memory MB |", "|---|---|---|---|---|"]
+        lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
+                  "after loading)", "",
+                  "| method | prefill ms | decode ms/token | tokens/s | loaded MB | peak MB while generating | "
+                  "added by generation MB |", "|---|---|---|---|---|---|---|"]
         for method, t in report["latency"].items():
             lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
-                         f"{t['tokens_per_s']:.1f} | {t['peak_memory_mb']:.0f} |")
+                         f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -193,6 +193,13 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     for method, m in mt["methods"].items():  # MemoTrap by generation, recomputed from the stored continuations
         picks = [choice_generated(gen[method, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
         assert m["metrics"]["generation_accuracy"][0] == pytest.approx(sum(picks) / len(picks))
+    for d in (nq, mt):  # a paired Δ against standard for every metric
+        ref = d["methods"]["standard"]["metrics"]
+        for m in d["methods"].values():
+            for key, (delta, lo, hi) in m["diffs_vs_standard"].items():
+                assert delta == pytest.approx(m["metrics"][key][0] - ref[key][0]) and lo <= delta <= hi
+    assert set(nq["methods"]["cad"]["diffs_vs_standard"]) >= {"em", "f1", "substring", "evidence_support"}
+    assert nq["methods"]["standard"]["diffs_vs_standard"]["f1"] == [0.0, 0.0, 0.0]
     ex = mt_test[0]  # the standard continuation is transformers' greedy continuation of the same turn
     req = decoder.prepare(ex.question, ex.documents, None, base_config("standard", {}, MEMOTRAP_NEW_TOKENS), get_method("standard"))
     ids = torch.tensor([req.token_ids[0] + encode(decoder.tokenizer, ex.question)])
@@ -203,7 +210,8 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     assert "| grounded |" in md and "Δ substring vs standard" in md
     assert set(report["latency"]) == {"standard", "cad", "grounded"}
     for row in report["latency"].values():
-        assert row["prefill_ms"] > 0 and row["decode_ms_per_token"] > 0 and row["peak_memory_mb"] > 100
+        assert row["prefill_ms"] > 0 and row["decode_ms_per_token"] > 0
+        assert row["peak_mb"] >= row["loaded_mb"] > 100 and row["extra_mb"] == pytest.approx(row["peak_mb"] - row["loaded_mb"])
     assert "### Latency and memory" in md
     assert (out / "nq_swap_6_substring.png").stat().st_size > 1000
     lines = (out / "generations.jsonl").read_text().splitlines()
