@@ -140,7 +140,7 @@ def generation_memory(model: str | None, method: str, new_tokens: int, question:
 
 
 def memory_in_subprocess(model: str | None, method: str, new_tokens: int, question: str = QUESTION,
-                   documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
+                         documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
     """:func:`generation_memory` in a fresh subprocess, so one method's allocations cannot hide in another's."""
     args = json.dumps([model, method, new_tokens, question, documents, system_prompt])
     code = ("import json,sys\nfrom grounded_rag.bench import generation_memory\n"
