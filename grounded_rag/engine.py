@@ -177,12 +177,9 @@ def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps
 
 
 def _pad_left(x: torch.Tensor, width: int, value: float, dim: int = -1) -> torch.Tensor:
-    missing = width - x.shape[dim]
-    if missing == 0:
-        return x
-    shape = list(x.shape)
-    shape[dim] = missing
-    return torch.cat([x.new_full(shape, value), x], dim=dim)
+    """Left-pad ``dim`` (the last, or the KV cache's sequence dim -2) to ``width``."""
+    pad = [0, 0] * (-dim - 1) + [width - x.shape[dim], 0]
+    return torch.nn.functional.pad(x, pad, value=value)
 
 
 @torch.inference_mode()

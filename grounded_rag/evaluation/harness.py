@@ -122,14 +122,17 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int) -> Dec
                           b=0.5, gamma=10.0, **params)
 
 
-def _by_length(examples: list[Example]) -> list[Example]:
-    """Batch similar lengths together: the batched decode pads every row to the batch's longest prompt."""
-    return sorted(examples, key=lambda ex: len(ex.question) + sum(len(d["text"]) for d in ex.documents))
+def _todo(examples: list[Example], ckpt: Checkpoint, dataset: str, method: str, params: dict[str, Any],
+          kind: str = "gen") -> list[Example]:
+    """Examples without a checkpointed record, shortest first: a batch of similar lengths wastes
+    little on padding."""
+    missing = [ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id, kind) not in ckpt.records]
+    return sorted(missing, key=lambda ex: len(ex.question) + sum(len(d["text"]) for d in ex.documents))
 
 
 def generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens, desc) -> list[dict]:
     cfg = base_config(method, params, max_new_tokens)
-    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id) not in ckpt.records])
+    todo = _todo(examples, ckpt, dataset, method, params)
     for start in tqdm(range(0, len(todo), batch_size), desc=desc, leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
         t0 = time.perf_counter()
@@ -148,7 +151,7 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     """The model's answer with no documents (for the 'known without context' subset)."""
     method = get_method("standard")
     cfg = base_config("standard", {}, max_new_tokens)
-    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, "closed_book", {}, ex.id) not in ckpt.records])
+    todo = _todo(examples, ckpt, dataset, "closed_book", {})
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: closed book", leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
         prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template)))
@@ -183,7 +186,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
     log-likelihood scoring forces), and the record keeps the continuation."""
     method = get_method(method_name)
     cfg = base_config(method_name, params, MEMOTRAP_NEW_TOKENS)
-    todo = _by_length([ex for ex in examples if Checkpoint.key(dataset, method_name, params, ex.id, "mtgen") not in ckpt.records])
+    todo = _todo(examples, ckpt, dataset, method_name, params, "mtgen")
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: {method_name} (generation)", leave=False,
                       disable=not todo):
         batch = todo[start:start + batch_size]
@@ -311,6 +314,10 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         validation = split_examples(examples, "validation")[:validation_limit]
         closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
         idx = resample_indices(len(test), resamples)
+
+        def indices(n: int):  # the test split's shared draws; a subset (the *_known metrics) draws its own
+            return idx if n == len(test) else resample_indices(n, resamples)
+
         per_method: dict[str, Any] = {}
         values: dict[str, dict[str, list[float]]] = {}
         for method in methods:
@@ -332,8 +339,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
             values[method] = vals
             per_method[method] = {
                 "params": params, "tuning": tuning,
-                "metrics": {k: bootstrap_ci(v, resample_indices(len(v), resamples) if len(v) != len(test) else idx)
-                            for k, v in vals.items() if v and k != "tokens"},
+                "metrics": {k: bootstrap_ci(v, indices(len(v))) for k, v in vals.items() if v and k != "tokens"},
                 "avg_tokens": (sum(vals["tokens"]) / len(vals["tokens"])) if vals.get("tokens") else None,
                 "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
                 "n": len(test),
@@ -341,11 +347,10 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         main = "loglik_accuracy" if memotrap else "substring"
         if "standard" in values:
             for method in methods:
-                per_method[method]["diff_vs_standard"] = paired_difference_ci(values[method][main], values["standard"][main], idx)
-                per_method[method]["diffs_vs_standard"] = {  # every metric measured on the same rows for both
-                    k: paired_difference_ci(v, values["standard"][k], idx if len(v) == len(test) else resample_indices(len(v), resamples))
-                    for k, v in values[method].items()
-                    if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
+                diffs = {k: paired_difference_ci(v, values["standard"][k], indices(len(v)))  # same rows for both
+                         for k, v in values[method].items()
+                         if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
+                per_method[method].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
         report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation), "main_metric": main,
                                        "methods": per_method}
     if latency:
@@ -375,7 +380,7 @@ def to_markdown(report: dict[str, Any]) -> str:
                   + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
         for method, m in d["methods"].items():
             cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
-            diffs = m.get("diffs_vs_standard", {d["main_metric"]: m["diff_vs_standard"]} if "diff_vs_standard" in m else {})
+            diffs = m.get("diffs_vs_standard", {})
             cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
