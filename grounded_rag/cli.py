@@ -105,7 +105,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
-        validation_limit=ns.validation_limit, latency=not ns.no_latency,
+        validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
     )
     return 0
 
@@ -150,8 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--split", default="test", choices=["validation", "test"])
     ev.add_argument("--out", default="runs/eval")
     ev.add_argument("--batch-size", type=int, default=8)
-    ev.add_argument("--max-new-tokens", type=int, default=24)
-    ev.add_argument("--validation-limit", type=int, default=40, help="validation rows used for tuning")
+    ev.add_argument("--max-new-tokens", type=int, default=16)
+    ev.add_argument("--validation-limit", type=int, default=100, help="validation rows used for tuning")
+    ev.add_argument("--distractors", type=int, default=0,
+                    help="add K passages of other questions of the same file to every row, at seeded random positions")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the distractors' choice and positions")
     ev.add_argument("--no-tune", action="store_true")
     ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")
     ev.set_defaults(func=cmd_eval)

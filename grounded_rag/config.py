@@ -20,6 +20,11 @@ MethodName = Literal[
     "cocoa",
     "dola",
     "knnlm",
+    "grounded_pmi",
+    "pmi_static",
+    "pmi_evidence_only",
+    "pmi_question_only",
+    "pmi_no_head",
 ]
 TemplateName = Literal["paper", "documents_first"]
 
@@ -51,6 +56,11 @@ class DecodingConfig(BaseModel):
     knn_k: int = Field(16, ge=1, description="kNN-LM neighbours")
     knn_lambda: float = Field(0.25, ge=0, le=1, description="kNN-LM interpolation weight of p_kNN")
     knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
+    pmi_alpha: float = Field(2.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
+    pmi_beta: float = Field(1.0, ge=0, description="grounded_pmi: weight of the question term PMI(y; x | D)")
+    plausibility: float = Field(
+        0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"
+    )
     temperature: float = Field(0.0, ge=0, description="0 = greedy")
     top_k: int = Field(0, ge=0, description="0 disables top-k")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus mass in (0, 1]")
@@ -60,6 +70,9 @@ class DecodingConfig(BaseModel):
     stop: list[str] = Field(default_factory=list, description="stop strings; generation ends before them")
     template: TemplateName = "documents_first"
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    answer_prefix: str = Field(
+        "", description="text every stream's assistant turn starts with (e.g. 'Answer:'); not part of the result"
+    )
     overflow: Literal["truncate", "error"] = Field(
         "truncate",
         description="prompt longer than the context window: drop lowest-score documents with a warning, or refuse",

@@ -128,9 +128,10 @@ class GroundedDecoder:
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        docs, scores, dropped, (full, ref), token_ids = self._fit_context(question, docs, scores, config, method)
+        docs, scores, dropped, (full, *refs), token_ids = self._fit_context(question, docs, scores, config, method)
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
-        prompts = Prompts(full=full, reference=ref, reference_kind=method.reference, shared_prefix_tokens=shared)
+        prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
+                          references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
         return Request(question, docs, scores, prompts, token_ids, trust, dropped)
 
     @staticmethod
@@ -154,15 +155,16 @@ class GroundedDecoder:
         return [float(s) for s in scores]
 
     def _fit_context(self, question, docs, scores, config, method):
-        """Drop the lowest-scored documents (last ones without scores) until both prompts fit.
+        """Drop the lowest-scored documents (last ones without scores) until every stream's prompt fits.
 
         Returns the kept documents and scores, the dropped documents, the prompts and their token ids."""
         dropped: list[Document] = []
         docs, scores = list(docs), (list(scores) if scores is not None else None)
         budget = self.context_window - config.max_new_tokens
         while True:
-            prompts = build_prompts(self.tokenizer, question, docs, method.reference, config.template, config.system_prompt)
-            token_ids = [encode(self.tokenizer, p) for p in prompts if p is not None]
+            prompts = build_prompts(self.tokenizer, question, docs, method.references, config.template,
+                                    config.system_prompt, config.answer_prefix)
+            token_ids = [encode(self.tokenizer, p) for p in prompts]
             longest = max(len(ids) for ids in token_ids)
             if longest <= budget:
                 break

@@ -1,7 +1,7 @@
 """The dual-stream decode loop (paper Algorithm 1), gpt-fast style: small flat functions.
 
 Rows of one batched forward pass: for B questions and S streams (S = 2 for the grounded
-methods: full and reference) there are B*S rows, ordered question-major. Every row has its own
+methods: full and reference; 3 for methods with two references) there are B*S rows, ordered question-major. Every row has its own
 KV cache entries, attention-mask row and position ids, so prompts of any lengths decode together.
 Prefill shares work: for each question, the longest common token prefix of its S prompts is run
 once, then the cache is repeated per stream and only the differing suffixes are run. On a CPU each
@@ -208,7 +208,7 @@ def fuse_step(
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
-        lp_ref = logp[:, 1]
+        lp_ref = logp[:, 1] if method.streams == 2 else logp[:, 1:]  # [rows, V], or [rows, k, V] for k references
     elif method.signal == "early_layers":
         lp_ref = taps.premature_log_probs()
     elif method.signal == "datastore":
@@ -257,7 +257,7 @@ def decode(
             )
             if t + 1 < config.max_new_tokens:
                 taps.claim()
-                logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to both streams
+                logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
 
 
 @torch.inference_mode()

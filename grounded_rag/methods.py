@@ -1,9 +1,10 @@
-"""The method registry: which reference stream each method needs and how it fuses one step.
+"""The method registry: which reference streams each method needs and how it fuses one step.
 
 Every method sees the same prompts, sampling and stopping; only this step differs. A step
 takes float32 log-probabilities ``[rows, vocab]`` of the full stream and (if any) the reference
-stream, plus the per-row trust, and returns the fused log-distribution with the signals the
-trace records.
+stream — ``[rows, k, vocab]`` for a method with k > 1 reference streams, in the order of
+``Method.references`` — plus the per-row trust, and returns the fused log-distribution with the
+signals the trace records.
 """
 
 from __future__ import annotations
@@ -35,17 +36,22 @@ Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
 
 @dataclass(frozen=True)
 class Method:
-    """A decoding method: its reference stream and its one-step fusion rule."""
+    """A decoding method: its reference streams and its one-step fusion rule."""
 
     name: str
-    reference: Reference
+    references: tuple[Reference, ...]  # prompt streams besides the full one: "retrieval", "query"
     description: str
     fuse: Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor, DecodingConfig], StepFusion]
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
 
     @property
+    def reference(self) -> Reference:
+        """The first reference stream's kind ("none" for single-stream methods)."""
+        return self.references[0] if self.references else "none"
+
+    @property
     def streams(self) -> int:
-        return 1 if self.reference == "none" else 2
+        return 1 + len(self.references)
 
 
 def _barycenter(rule: Schedule) -> Callable[..., StepFusion]:
@@ -191,27 +197,87 @@ def _knnlm(lp_lm, lp_knn, trust, config):
     return StepFusion(arithmetic_fusion(lp_lm, lp_knn, lam), None, lam, lam)
 
 
+RET: tuple[Reference, ...] = ("retrieval",)
+QUERY: tuple[Reference, ...] = ("query",)
+BOTH: tuple[Reference, ...] = ("retrieval", "query")
+
+def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
+    """Tokens the full stream finds plausible: p_full(y) >= kappa * max p_full (Li et al. 2023's
+    adaptive plausibility constraint). A contrast may re-rank these, never promote the rest."""
+    if kappa <= 0:
+        return torch.ones_like(lp_full, dtype=torch.bool)
+    return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)
+
+
+def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True):
+    """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
+
+    With p_full = p(y|x,D), p_q = p(y|x) (question only) and p_ret = p(y|D) (retrieval only),
+
+        log q(y) ∝ log p_full(y) + a_t [log p_full(y) - log p_q(y)] + b_t [log p_full(y) - log p_ret(y)]
+
+    over the plausible head {y : p_full(y) >= kappa max p_full}, and -inf elsewhere. The first
+    bracket is PMI(y; D | x): what the documents add for this question (CAD's contrast, so an
+    answer from memory loses to the evidence). The second is PMI(y; x | D): what the question
+    adds given the documents, so a passage's salient text that the model would emit without the
+    question (copying an irrelevant passage) is pushed down; the paper's pool moves *toward*
+    p_ret and so copies it. Adaptive weights fire only where a stream disagrees with the full one:
+    a_t = alpha r(x, D) JS(p_full, p_q)/log 2 and b_t = beta JS(p_full, p_ret)/log 2; where the
+    documents agree with memory (plain QA) a_t ~ 0 and the answer is standard decoding's. The head
+    keeps a contrast from promoting tokens the full stream finds implausible. ``conflict`` in the
+    trace is JS(p_full, p_q)/log 2, ``rho`` is a_t, ``eta`` is b_t, ``p_ref`` is p_q(y_t).
+    """
+
+    def fuse(lp_full, lp_refs, trust, config):
+        lp_ret, lp_q = lp_refs[:, 0], lp_refs[:, 1]
+        c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
+        ones = torch.ones_like(c_q)
+        a = config.pmi_alpha * trust * (c_q if adaptive else ones) if evidence else 0.0 * ones
+        b = config.pmi_beta * (c_r if adaptive else ones) if question else 0.0 * ones
+        scores = log_linear(lp_full, lp_q, -a) + _weighted_diff(b, lp_full, lp_ret)
+        kappa = config.plausibility if head else 0.0
+        keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
+        log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
+        if kappa == 0:  # zero weights are standard decoding bit for bit, not up to re-normalization
+            log_q = torch.where(((a == 0) & (b == 0)).unsqueeze(-1), lp_full, log_q)
+        return StepFusion(log_q, c_q, a, b, lp_q)
+
+    return fuse
+
+
+def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
+    """weight * (log p_full - log p_ref) per row; 0 where the weight is 0 or a token is ruled out
+    by the reference alone (no -inf - -inf NaNs, and a reference cannot veto a token)."""
+    diff = torch.where(torch.isfinite(lp_ref), lp_full - lp_ref, torch.zeros_like(lp_full))
+    return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
+
+
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("grounded", "retrieval", "adaptive Grounded Decoding: rho_t = rho_max r c_t", _barycenter(schedule.adaptive)),
-        Method("static", "retrieval", "Grounded Decoding with a constant rho", _barycenter(schedule.static)),
-        Method("conflict_only", "retrieval", "ablation: r(x, D) = 1", _barycenter(schedule.conflict_only)),
-        Method("trust_only", "retrieval", "ablation: c_t = 1", _barycenter(schedule.trust_only)),
-        Method("arithmetic", "retrieval", "ablation: (1-a) p_full + a p_ret, a = adaptive eta", _arithmetic),
+        Method("grounded", RET, "adaptive Grounded Decoding: rho_t = rho_max r c_t", _barycenter(schedule.adaptive)),
+        Method("static", RET, "Grounded Decoding with a constant rho", _barycenter(schedule.static)),
+        Method("conflict_only", RET, "ablation: r(x, D) = 1", _barycenter(schedule.conflict_only)),
+        Method("trust_only", RET, "ablation: c_t = 1", _barycenter(schedule.trust_only)),
+        Method("arithmetic", RET, "ablation: (1-a) p_full + a p_ret, a = adaptive eta", _arithmetic),
         Method(
             "query_only_reference",
-            "query",
+            QUERY,
             "ablation: adaptive barycenter with the question-only stream as reference",
             _barycenter(schedule.adaptive),
         ),
-        Method("standard", "none", "standard RAG decoding of the full prompt", _standard),
-        Method("cad", "query", "context-aware decoding, fixed beta", _cad),
-        Method("adacad", "query", "AdaCAD, JSD-adaptive beta", _adacad),
-        Method("coiecd", "query", "COIECD, contextual information-entropy constraint", _coiecd),
-        Method("cocoa", "query", "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", _cocoa),
-        Method("dola", "none", "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
-        Method("knnlm", "none", "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
+        Method("standard", (), "standard RAG decoding of the full prompt", _standard),
+        Method("cad", QUERY, "context-aware decoding, fixed beta", _cad),
+        Method("adacad", QUERY, "AdaCAD, JSD-adaptive beta", _adacad),
+        Method("coiecd", QUERY, "COIECD, contextual information-entropy constraint", _coiecd),
+        Method("cocoa", QUERY, "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", _cocoa),
+        Method("dola", (), "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
+        Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
+        Method("grounded_pmi", BOTH, "ours: evidence and question PMI contrasts over the plausible head", _pmi()),
+        Method("pmi_static", BOTH, "ablation of grounded_pmi: constant weights (no JS gating)", _pmi(adaptive=False)),
+        Method("pmi_evidence_only", BOTH, "ablation of grounded_pmi: no question term (b_t = 0)", _pmi(question=False)),
+        Method("pmi_question_only", BOTH, "ablation of grounded_pmi: no evidence term (a_t = 0)", _pmi(evidence=False)),
+        Method("pmi_no_head", BOTH, "ablation of grounded_pmi: no plausibility head", _pmi(head=False)),
     )
 }
 

@@ -50,17 +50,27 @@ def build_prompts(
     tokenizer: PreTrainedTokenizerBase,
     question: str,
     documents: Sequence[Document],
-    reference: Reference,
+    references: Reference | Sequence[Reference],
     template: str,
     system: str,
-) -> tuple[str, str | None]:
-    """(full prompt, reference prompt or None) for one question."""
-    full = render(tokenizer, system, user_message(question, documents, template))
-    if reference == "none":
-        return full, None
-    if reference == "retrieval":
-        return full, render(tokenizer, system, user_message(None, documents, template))
-    return full, render(tokenizer, system, user_message(question, None, template))
+    answer_prefix: str = "",
+) -> list[str]:
+    """[full prompt, one prompt per reference stream] for one question.
+
+    ``retrieval`` drops the question, ``query`` drops the documents; everything else is shared.
+    ``answer_prefix`` opens the assistant turn in every stream alike (e.g. ``Answer:`` asks for a
+    short answer the same way for every method)."""
+    kinds = [references] if isinstance(references, str) else list(references)
+    parts = {
+        "full": (question, documents),
+        "retrieval": (None, documents),
+        "query": (question, None),
+    }
+    out = []
+    for kind in ["full", *(k for k in kinds if k != "none")]:
+        q, docs = parts[kind]
+        out.append(render(tokenizer, system, user_message(q, docs, template)) + answer_prefix)
+    return out
 
 
 def encode(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:

@@ -44,6 +44,8 @@ class Prompts(BaseModel):
     full: str
     reference: str | None = None
     reference_kind: Literal["retrieval", "query", "none"] = "retrieval"
+    references: list[str] = Field(default_factory=list, description="every reference prompt, in stream order")
+    reference_kinds: list[str] = Field(default_factory=list)
     shared_prefix_tokens: int = 0
 
 

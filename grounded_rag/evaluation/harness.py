@@ -8,11 +8,9 @@ hyperparameters are chosen on validation from a grid of the same size for every 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +23,18 @@ from ..errors import InputError
 from ..methods import get_method
 from ..prompts import encode, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
+from .data import Example, add_distractors, load_examples, split_examples
 from .metrics import choice_generated, citation_scores, evidence_support, exact_match, substring_match, token_f1
+from .report import plot, to_markdown
 
-EVAL_SYSTEM = "Use only provided documents. Answer the question with a short phrase."
+# The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
+# asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
+# the answer (base models such as Gemma-3-270M run on with "\n\nQuestion: ..." otherwise).
+EVAL_SYSTEM = "Answer the question using only the documents. Reply with the answer only."
+ANSWER_PREFIX = "Answer:"
+PROTOCOL = "short-v1"  # in every checkpoint key: records of another protocol are never reused
 RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
+PMI_GRID = [{"pmi_alpha": 1.0}, {"pmi_alpha": 2.0}, {"pmi_alpha": 4.0}]  # pmi_beta = 1, plausibility = 0.1
 # At most three settings per method (the same budget); one where a method has no free knob.
 GRIDS: dict[str, list[dict[str, Any]]] = {
     "standard": [{}],
@@ -44,50 +50,12 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "trust_only": RHO_GRID,
     "arithmetic": RHO_GRID,
     "query_only_reference": RHO_GRID,
+    "grounded_pmi": PMI_GRID,
+    "pmi_static": PMI_GRID,
+    "pmi_evidence_only": PMI_GRID,
+    "pmi_question_only": [{"pmi_beta": 0.5}, {"pmi_beta": 1.0}, {"pmi_beta": 2.0}],
+    "pmi_no_head": PMI_GRID,
 }
-
-
-@dataclass
-class Example:
-    id: str
-    question: str
-    documents: list[dict[str, Any]]
-    answers: list[str]
-    dataset: str
-    parametric_answer: list[str] = field(default_factory=list)
-    conflict: bool | None = None
-    choices: list[str] | None = None
-    answer_index: int | None = None
-    scores: list[float] | None = None
-
-
-def load_examples(path: str | Path) -> list[Example]:
-    """Rows of the shared JSONL schema; a malformed row is reported with its line number."""
-    out = []
-    with open(path, encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                docs = row["documents"]
-                scores = [d["score"] for d in docs] if docs and all("score" in d for d in docs) else None
-                out.append(Example(
-                    id=str(row["id"]), question=row["question"], documents=[{"text": d["text"], "title": d.get("title")} for d in docs],
-                    answers=list(row["answers"]), dataset=row.get("dataset", Path(path).stem),
-                    parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
-                    choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
-                ))
-            except (KeyError, TypeError, json.JSONDecodeError) as exc:
-                raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
-    return out
-
-
-def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:
-    def is_validation(ex: Example) -> bool:
-        return int(hashlib.sha1(ex.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
-
-    return [ex for ex in examples if is_validation(ex) == (split == "validation")]
 
 
 class Checkpoint:
@@ -107,7 +75,7 @@ class Checkpoint:
 
     @staticmethod
     def key(dataset: str, method: str, params: dict[str, Any], example_id: str, kind: str = "gen") -> str:
-        return f"{kind}|{dataset}|{method}|{json.dumps(params, sort_keys=True)}|{example_id}"
+        return f"{PROTOCOL}|{kind}|{dataset}|{method}|{json.dumps(params, sort_keys=True)}|{example_id}"
 
     def add(self, records: list[dict[str, Any]]) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
@@ -117,8 +85,10 @@ class Checkpoint:
             handle.flush()
 
 
-def base_config(method: str, params: dict[str, Any], max_new_tokens: int) -> DecodingConfig:
+def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
+    """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text."""
     return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
+                          answer_prefix=ANSWER_PREFIX if short_answer else "",
                           b=0.5, gamma=10.0, **params)
 
 
@@ -154,8 +124,8 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     todo = _todo(examples, ckpt, dataset, "closed_book", {})
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: closed book", leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
-        prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template)))
-                   for ex in batch]
+        prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template))
+                          + cfg.answer_prefix) for ex in batch]
         texts = _decode_lines(decoder, method, prompts, [1.0] * len(batch), cfg)
         ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
@@ -185,7 +155,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
     """MemoTrap by generation: the method continues the question text (the same assistant turn that
     log-likelihood scoring forces), and the record keeps the continuation."""
     method = get_method(method_name)
-    cfg = base_config(method_name, params, MEMOTRAP_NEW_TOKENS)
+    cfg = base_config(method_name, params, MEMOTRAP_NEW_TOKENS, short_answer=False)
     todo = _todo(examples, ckpt, dataset, method_name, params, "mtgen")
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: {method_name} (generation)", leave=False,
                       disable=not todo):
@@ -201,7 +171,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
 def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, params: dict[str, Any]) -> list[float]:
     """Sum of the method's fused log q over each choice's tokens (teacher-forced), for MemoTrap."""
     method = get_method(method_name)
-    cfg = base_config(method_name, params, 1)
+    cfg = base_config(method_name, params, 1, short_answer=False)
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
     stores = decoder.datastores([req], method)
     lead = encode(decoder.tokenizer, ex.question)
@@ -287,15 +257,14 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
     return table
 
 
-def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
-    mean, lo, hi = ci
-    return f"{mean * scale:.1f} [{lo * scale:.1f}, {hi * scale:.1f}]"
-
-
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
-             split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 24,
-             tune: bool = True, validation_limit: int = 40, resamples: int = 10_000,
-             latency: bool = True) -> dict[str, Any]:
+             split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
+             tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
+             latency: bool = True, distractors: int = 0, seed: int = 0) -> dict[str, Any]:
+    """Tune every method on the validation split, run the chosen setting on the test split, report.
+
+    ``distractors`` adds that many passages of other questions of the same file to every row, at
+    seeded random positions (robustness to irrelevant retrieved passages)."""
     for m in methods:
         if m not in GRIDS:
             raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)}")
@@ -305,13 +274,20 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     decoder = GroundedDecoder.from_pretrained(model)
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(GRIDS[m])}" for m in methods))
-    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: GRIDS[m] for m in methods}, "datasets": {}}
+    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: GRIDS[m] for m in methods},
+                              "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
+                                           "stop": "\n", "max_new_tokens": max_new_tokens,
+                                           "validation_rows": validation_limit, "distractors": distractors,
+                                           "seed": seed},
+                              "datasets": {}}
     for path in data:
         examples = load_examples(path)
-        dataset = Path(path).stem
+        dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "")
         memotrap = all(ex.choices for ex in examples[:5])
         test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
         validation = split_examples(examples, "validation")[:validation_limit]
+        if distractors and not memotrap:
+            test, validation = (add_distractors(rows, examples, distractors, seed) for rows in (test, validation))
         closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
         idx = resample_indices(len(test), resamples)
 
@@ -363,71 +339,3 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     return report
 
 
-COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
-           "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
-           "loglik_accuracy", "generation_accuracy", "generation_memorization"]
-
-DELTA_ALSO = ["generation_accuracy"]  # MemoTrap's second protocol gets its own Δ column
-
-
-def to_markdown(report: dict[str, Any]) -> str:
-    lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
-    for dataset, d in report["datasets"].items():
-        present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
-        deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
-        lines += ["", f"### {dataset} (n = {d['n_test']}, tuned on {d['n_validation']} validation rows)", "",
-                  "| method | params | " + " | ".join(present) + "".join(f" | Δ {c} vs standard" for c in deltas)
-                  + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
-        for method, m in d["methods"].items():
-            cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
-            diffs = m.get("diffs_vs_standard", {})
-            cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
-            tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
-            params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
-            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")
-    if report.get("latency"):
-        lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
-                  "after loading)", "",
-                  "| method | prefill ms | decode ms/token | tokens/s | loaded MB | peak MB while generating | "
-                  "added by generation MB |", "|---|---|---|---|---|---|---|"]
-        for method, t in report["latency"].items():
-            lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
-                         f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
-    return "\n".join(lines) + "\n"
-
-
-def plot(report: dict[str, Any], out_dir: Path) -> None:
-    """metrics with CI bars per dataset, and seconds/example vs context-following."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    for dataset, d in report["datasets"].items():
-        main = d["main_metric"]
-        names = list(d["methods"])
-        means = [d["methods"][n]["metrics"][main][0] * 100 for n in names]
-        err = [[(d["methods"][n]["metrics"][main][0] - d["methods"][n]["metrics"][main][1]) * 100 for n in names],
-               [(d["methods"][n]["metrics"][main][2] - d["methods"][n]["metrics"][main][0]) * 100 for n in names]]
-        fig, ax = plt.subplots(figsize=(max(5, len(names) * 0.9), 3.5))
-        ax.bar(names, means, yerr=err, capsize=4, color="#4C72B0")
-        ax.set_ylabel(f"{main} (%)")
-        ax.set_title(f"{dataset} ({report['model']}, n={d['n_test']}, 95% CI)")
-        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-        fig.tight_layout()
-        fig.savefig(out_dir / f"{dataset}_{main}.png", dpi=120)
-        plt.close(fig)
-        follow = "context_following" if any("context_following" in m["metrics"] for m in d["methods"].values()) else main
-        pts = [(n, m["seconds_per_example"], m["metrics"].get(follow, (None,))[0]) for n, m in d["methods"].items()
-               if m["seconds_per_example"] is not None and m["metrics"].get(follow)]
-        if pts:
-            fig, ax = plt.subplots(figsize=(5, 3.5))
-            for n, s, v in pts:
-                ax.scatter(s, v * 100)
-                ax.annotate(n, (s, v * 100), fontsize=8)
-            ax.set_xlabel("seconds per example (batched)")
-            ax.set_ylabel(f"{follow} (%)")
-            ax.set_title(f"{dataset}: latency vs {follow}")
-            fig.tight_layout()
-            fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
-            plt.close(fig)

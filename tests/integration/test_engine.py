@@ -31,6 +31,14 @@ def test_rho_zero_reproduces_plain_greedy_generate(decoder, method):
     assert all(step.q == step.p_full for step in result.trace), "rho = 0 must give q = p_full bit for bit"
 
 
+def test_grounded_pmi_with_zero_weights_and_no_head_reproduces_plain_greedy_generate(decoder):
+    result = decoder.generate(QUESTION, DOCUMENTS, method="grounded_pmi", pmi_alpha=0.0, pmi_beta=0.0,
+                              plausibility=0.0, max_new_tokens=N)
+    assert len(result.prompts.references) == 2, "full, retrieval-only and question-only streams"
+    assert result.token_ids == hf_greedy(decoder, result.prompts.full)
+    assert all(step.q == step.p_full for step in result.trace)
+
+
 def test_infinite_rho_follows_the_retrieval_only_stream(decoder):
     result = decoder.generate(QUESTION, DOCUMENTS, method="static", rho_max=float("inf"), max_new_tokens=N)
     assert result.prompts.reference is not None
@@ -43,7 +51,8 @@ def test_large_finite_rho_follows_retrieval_stream(decoder):
     assert big.token_ids == hf_greedy(decoder, big.prompts.reference)
 
 
-@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm"])
+@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm",
+                                    "grounded_pmi"])
 def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
     cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
     fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False)
@@ -53,8 +62,9 @@ def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
 
 
 def test_documents_first_shares_the_document_prefix_and_equals_separate_prefill(decoder):
-    shared = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first")
-    separate = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first", share_prefix=False)
+    shared = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first", method="grounded")
+    separate = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, template="documents_first", share_prefix=False,
+                                method="grounded")
     full_ids = encode(decoder.tokenizer, shared.prompts.full)
     ref_ids = encode(decoder.tokenizer, shared.prompts.reference)
     doc_tokens = len(decoder.tokenizer(" ".join(DOCUMENTS))["input_ids"])
@@ -75,7 +85,7 @@ def test_prompts_differ_only_by_the_question_field(decoder):
 
 
 @pytest.mark.parametrize("ragged", [True, False], ids=["ragged-prefill", "padded-prefill"])
-@pytest.mark.parametrize("method", ["grounded", "cad", "dola", "knnlm"])
+@pytest.mark.parametrize("method", ["grounded", "cad", "dola", "knnlm", "grounded_pmi"])
 def test_batched_equals_one_by_one(decoder, method, ragged):
     """Prompts of different lengths; the batch prefilled ragged (CPU default) or padded (GPU default)."""
     requests = [

@@ -115,6 +115,23 @@ def test_coiecd_and_cocoa_match_their_formulas(decoder):
     assert np.abs(q - geometric(ref, p, lam)).max() < 2e-5
 
 
+@pytest.mark.parametrize("name", ["grounded_pmi", "pmi_static", "pmi_evidence_only", "pmi_question_only", "pmi_no_head"])
+def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
+    cfg = DecodingConfig(method=name, pmi_alpha=3.0, pmi_beta=0.8, plausibility=0.05, gamma=10.0, b=0.5)
+    req, logits, q = engine_first_step(decoder, cfg)
+    assert len(req.token_ids) == 3 and req.token_ids[2] != req.token_ids[1]
+    p, ret, query = softmax(logits[0]), softmax(logits[1]), softmax(logits[2])
+    r = retrieval_trust([0.7, 0.3, 0.2], 1.0, 10.0, 0.5)
+    adaptive = name != "pmi_static"
+    a = 3.0 * r * (js2(p, query) if adaptive else 1.0) * (name != "pmi_question_only")
+    b = 0.8 * (js2(p, ret) if adaptive else 1.0) * (name != "pmi_evidence_only")
+    scores = np.log(p) + a * (np.log(p) - np.log(query)) + b * (np.log(p) - np.log(ret))
+    head = p >= (0.05 if name != "pmi_no_head" else 0.0) * p.max()
+    assert 0 < head.sum() < head.size or name == "pmi_no_head"
+    expected = softmax(np.where(head, scores, -np.inf))
+    assert np.abs(q - expected).max() < 2e-5, name
+
+
 def test_dola_matches_its_formula_on_the_real_layers(decoder):
     for bucket in ["low", "high"]:
         cfg = DecodingConfig(method="dola", dola_layers=bucket, dola_alpha=0.1)

@@ -1,0 +1,87 @@
+"""Benchmark rows: the shared JSONL schema, the validation/test split, and distractor passages."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .metrics import normalize_answer
+
+
+@dataclass
+class Example:
+    id: str
+    question: str
+    documents: list[dict[str, Any]]
+    answers: list[str]
+    dataset: str
+    parametric_answer: list[str] = field(default_factory=list)
+    conflict: bool | None = None
+    choices: list[str] | None = None
+    answer_index: int | None = None
+    scores: list[float] | None = None
+
+
+def load_examples(path: str | Path) -> list[Example]:
+    """Rows of the shared JSONL schema; a malformed row is reported with its line number."""
+    out = []
+    with open(path, encoding="utf-8") as handle:
+        for n, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                docs = row["documents"]
+                scores = [d["score"] for d in docs] if docs and all("score" in d for d in docs) else None
+                out.append(Example(
+                    id=str(row["id"]), question=row["question"], documents=[{"text": d["text"], "title": d.get("title")} for d in docs],
+                    answers=list(row["answers"]), dataset=row.get("dataset", Path(path).stem),
+                    parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
+                    choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
+                ))
+            except (KeyError, TypeError, json.JSONDecodeError) as exc:
+                raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
+    return out
+
+
+def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:
+    def is_validation(ex: Example) -> bool:
+        return int(hashlib.sha1(ex.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
+
+    return [ex for ex in examples if is_validation(ex) == (split == "validation")]
+
+
+def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int, seed: int = 0) -> list[Example]:
+    """Each example with ``k`` passages of *other questions* from ``pool`` inserted at random positions.
+
+    Seeded per example id, so an example gets the same distractors whatever the split, limit or
+    order. Rows that share the question (NQ-Swap repeats a question with different substituted
+    answers) never lend each other passages: that would be a conflicting answer, not a distractor.
+    Distractors carry no retriever score; an example with scores gets none added (its trust then
+    reads the original passages' scores only).
+    """
+    if k <= 0:
+        return list(examples)
+    donors = [(normalize_answer(ex.question), d) for ex in pool for d in ex.documents]
+    out = []
+    for ex in examples:
+        rng = random.Random(f"{seed}:{ex.id}")
+        own = normalize_answer(ex.question)
+        texts = {d["text"] for d in ex.documents}
+        picked: list[dict[str, Any]] = []
+        while len(picked) < k:
+            question, doc = donors[rng.randrange(len(donors))]
+            if question != own and doc["text"] not in texts:
+                picked.append(doc)
+                texts.add(doc["text"])
+        docs = list(ex.documents)
+        for doc in picked:
+            docs.insert(rng.randrange(len(docs) + 1), doc)
+        out.append(replace(ex, documents=docs, scores=None))
+    return out

@@ -1,0 +1,81 @@
+"""The evaluation report: markdown tables with paired-bootstrap CIs, and plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
+    mean, lo, hi = ci
+    return f"{mean * scale:.1f} [{lo * scale:.1f}, {hi * scale:.1f}]"
+
+
+COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
+           "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
+           "loglik_accuracy", "generation_accuracy", "generation_memorization"]
+
+DELTA_ALSO = ["generation_accuracy"]  # MemoTrap's second protocol gets its own Δ column
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
+    for dataset, d in report["datasets"].items():
+        present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
+        deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
+        lines += ["", f"### {dataset} (n = {d['n_test']}, tuned on {d['n_validation']} validation rows)", "",
+                  "| method | params | " + " | ".join(present) + "".join(f" | Δ {c} vs standard" for c in deltas)
+                  + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
+        for method, m in d["methods"].items():
+            cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
+            diffs = m.get("diffs_vs_standard", {})
+            cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
+            tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
+            params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
+            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")
+    if report.get("latency"):
+        lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
+                  "after loading)", "",
+                  "| method | prefill ms | decode ms/token | tokens/s | loaded MB | peak MB while generating | "
+                  "added by generation MB |", "|---|---|---|---|---|---|---|"]
+        for method, t in report["latency"].items():
+            lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
+                         f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict[str, Any], out_dir: Path) -> None:
+    """metrics with CI bars per dataset, and seconds/example vs context-following."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for dataset, d in report["datasets"].items():
+        main = d["main_metric"]
+        names = list(d["methods"])
+        means = [d["methods"][n]["metrics"][main][0] * 100 for n in names]
+        err = [[(d["methods"][n]["metrics"][main][0] - d["methods"][n]["metrics"][main][1]) * 100 for n in names],
+               [(d["methods"][n]["metrics"][main][2] - d["methods"][n]["metrics"][main][0]) * 100 for n in names]]
+        fig, ax = plt.subplots(figsize=(max(5, len(names) * 0.9), 3.5))
+        ax.bar(names, means, yerr=err, capsize=4, color="#4C72B0")
+        ax.set_ylabel(f"{main} (%)")
+        ax.set_title(f"{dataset} ({report['model']}, n={d['n_test']}, 95% CI)")
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+        fig.tight_layout()
+        fig.savefig(out_dir / f"{dataset}_{main}.png", dpi=120)
+        plt.close(fig)
+        follow = "context_following" if any("context_following" in m["metrics"] for m in d["methods"].values()) else main
+        pts = [(n, m["seconds_per_example"], m["metrics"].get(follow, (None,))[0]) for n, m in d["methods"].items()
+               if m["seconds_per_example"] is not None and m["metrics"].get(follow)]
+        if pts:
+            fig, ax = plt.subplots(figsize=(5, 3.5))
+            for n, s, v in pts:
+                ax.scatter(s, v * 100)
+                ax.annotate(n, (s, v * 100), fontsize=8)
+            ax.set_xlabel("seconds per example (batched)")
+            ax.set_ylabel(f"{follow} (%)")
+            ax.set_title(f"{dataset}: latency vs {follow}")
+            fig.tight_layout()
+            fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
+            plt.close(fig)
