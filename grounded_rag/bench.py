@@ -157,14 +157,17 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     std_prompts, _ = prepared(decoder, "standard", "documents_first", QUESTION, docs)
     gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
     gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
+    pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
 
-    runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": []}
+    runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": [], "grounded_pmi": []}
     timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
     timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
+    timed_decode(decoder, pmi_prompts, "grounded_pmi", 4, [trust])
     for _ in range(repeats):
         runs["standard"].append(timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
         runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
+        runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
 
     # Batch throughput: 8 different questions (rotated documents) in one batched decode vs one.
@@ -203,6 +206,8 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "prefill_ratio": round(med["grounded"][0] / med["standard"][0], 3),
         "prefill_ratio_paper_template": round(med["grounded_paper"][0] / med["standard"][0], 3),
         "decode_ratio": round(med["grounded"][1] / med["standard"][1], 3),
+        "grounded_pmi_prefill_ratio": round(med["grounded_pmi"][0] / med["standard"][0], 3),
+        "grounded_pmi_decode_ratio": round(med["grounded_pmi"][1] / med["standard"][1], 3),
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),

@@ -12,7 +12,14 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import fuse_step, open_taps, prefill
-from grounded_rag.evaluation.harness import MEMOTRAP_NEW_TOKENS, base_config, load_examples, split_examples
+from grounded_rag.evaluation.harness import (
+    ANSWER_PREFIX,
+    MEMOTRAP_NEW_TOKENS,
+    PROTOCOL,
+    base_config,
+    load_examples,
+    split_examples,
+)
 from grounded_rag.evaluation.metrics import choice_generated
 from grounded_rag.fusion import log_probs
 from grounded_rag.methods import get_method
@@ -205,8 +212,9 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     assert len(nq["methods"]["grounded"]["tuning"]) == 3 and nq["methods"]["standard"]["tuning"] == []
     assert "loglik_accuracy" in mt["methods"]["grounded"]["metrics"]
     mt_test = split_examples(load_examples(FIXTURES / "memotrap_8.jsonl"), "test")[:3]
-    gen = {(r["key"].split("|")[2], r["id"]): r["text"] for r in map(json.loads, (out / "generations.jsonl").read_text().splitlines())
-           if r["key"].startswith("mtgen|")}
+    keys = [(r["key"].split("|"), r) for r in map(json.loads, (out / "generations.jsonl").read_text().splitlines())]
+    gen = {(k[3], r["id"]): r["text"] for k, r in keys if k[1] == "mtgen"}
+    assert all(k[0] == PROTOCOL for k, _ in keys), "every record is keyed by the protocol it was made under"
     for method, m in mt["methods"].items():  # MemoTrap by generation, recomputed from the stored continuations
         picks = [choice_generated(gen[method, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
         assert m["metrics"]["generation_accuracy"][0] == pytest.approx(sum(picks) / len(picks))
@@ -243,3 +251,24 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     assert again["datasets"]["nq_swap_6"]["methods"]["grounded"]["metrics"] == nq["methods"]["grounded"]["metrics"]
     assert main(args) == 0  # nothing left to do: no new generations
     assert len((out / "generations.jsonl").read_text().splitlines()) == len(lines) - 3 + 1 + 3
+
+
+def test_eval_asks_every_method_for_a_short_answer_and_adds_distractors(tmp_path, decoder):
+    """The short-answer protocol: the same instruction and answer prefix in every stream, a newline
+    ends the answer; ``--distractors 2`` adds passages of other questions to every row."""
+    for name in ["standard", "cad", "grounded", "grounded_pmi"]:
+        cfg = base_config(name, {}, 8)
+        req = decoder.prepare(QUESTION, DOCUMENTS, None, cfg, get_method(name))
+        prompts = [req.prompts.full, *req.prompts.references]
+        assert all(p.endswith("<|im_start|>assistant\n" + ANSWER_PREFIX) for p in prompts), name
+        assert cfg.stop == ["\n"]
+    out = tmp_path / "eval"
+    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard,grounded_pmi", "--limit", "2",
+            "--no-tune", "--no-latency", "--max-new-tokens", "6", "--distractors", "2", "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["protocol"]["answer_prefix"] == ANSWER_PREFIX and report["protocol"]["distractors"] == 2
+    nq = report["datasets"]["nq_swap_6+2distractors"]
+    assert set(nq["methods"]) == {"standard", "grounded_pmi"} and nq["n_test"] == 2
+    records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    assert all("\n" not in r["text"] for r in records)
