@@ -149,14 +149,12 @@ PAD_BUDGET = 32  # padded tokens worth one extra forward pass's fixed cost on a 
 
 
 def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps) -> tuple[torch.Tensor, DecodeState]:
-    """Prefill question by question (padded only within a question, and only when that wastes at most
-    ``PAD_BUDGET`` tokens, else prompt by prompt), then stitch the parts into one left-padded state."""
+    """Prefill question by question, each question's prompts in runs that share a prefix (see
+    :func:`prefix_runs`), then stitch the parts into one left-padded state in the original row order."""
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
     parts: list[tuple[torch.Tensor, DecodeState, dict]] = []
-    for group, n in zip(groups, _shared_lengths(groups, streams, share_prefix)):
-        suffixes = [len(p) - n for p in group]
-        together = streams * max(suffixes) - sum(suffixes) <= PAD_BUDGET
-        for rows in [group] if together else [[p] for p in group]:
+    for group in groups:
+        for rows in prefix_runs(group, share_prefix):
             logits, state = prefill(model, rows, len(rows), pad_id, True, share_prefix, reserve, False, taps)
             parts.append((logits, state, dict(taps.values) if taps is not None else {}))
     width = max(state.input_ids.shape[1] for _, state, _ in parts)
@@ -174,6 +172,23 @@ def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps
         torch.cat([_pad_left(state.position_ids, width, 1) for _, state, _ in parts]),
     )
     return torch.cat([logits for logits, _, _ in parts]), stitched
+
+
+def prefix_runs(group: Sequence[Sequence[int]], share_prefix: bool = True) -> list[list[Sequence[int]]]:
+    """Split one question's prompts into consecutive runs prefilled together: a prompt joins the run
+    before it when their shared prefix leaves suffixes that waste at most ``PAD_BUDGET`` padded
+    tokens. Grounded's full and retrieval-only prompts share the document block (one run); a
+    question-only prompt shares only the system prompt (a run of its own)."""
+    runs: list[list[Sequence[int]]] = [[group[0]]]
+    for prompt in group[1:]:
+        candidate = runs[-1] + [prompt]
+        n = _shared_lengths([candidate], len(candidate), share_prefix)[0]
+        suffixes = [len(p) - n for p in candidate]
+        if n > 0 and len(candidate) * max(suffixes) - sum(suffixes) <= PAD_BUDGET:
+            runs[-1] = candidate
+        else:
+            runs.append([prompt])
+    return runs
 
 
 def _pad_left(x: torch.Tensor, width: int, value: float, dim: int = -1) -> torch.Tensor:
