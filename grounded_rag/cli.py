@@ -13,7 +13,7 @@ from .methods import METHODS
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--method", default="grounded", choices=sorted(METHODS))
+    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default, choices=sorted(METHODS))
     parser.add_argument("--rho-max", type=float, default=DecodingConfig.model_fields["rho_max"].default)
     parser.add_argument("--gamma", type=float, default=DecodingConfig.model_fields["gamma"].default)
     parser.add_argument("--b", type=float, default=DecodingConfig.model_fields["b"].default)
