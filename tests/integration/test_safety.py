@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from transformers import AutoTokenizer
 
-from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, GroundedRAGError, InputError
 from grounded_rag.cli import main
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import RenderedPrompt, build_prompts, control_token_ids, encode, render
@@ -170,3 +170,129 @@ def test_llama_index_complete_and_nodes_with_injected_text(decoder, fed):
     answers.append(synth.synthesize(QUESTION, nodes).response)
     assert not any(hijacked(a) for a in answers), answers
     assert len(fed) == 4 and all(controls(decoder.tokenizer, ids) == 5 for ids in fed)
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "settings,fragment",
+    [
+        ({"max_new_tokens": 0}, "max_new_tokens=0"),
+        ({"method": "bogus"}, "method='bogus'.*'grounded'"),
+        ({"rho_max": -1}, "rho_max=-1.*>= 0"),
+        ({"temperature": float("inf")}, "temperature=inf.*finite"),
+        ({"b": float("nan")}, "b=nan.*finite"),
+        ({"top_p": 0}, "top_p=0"),
+        ({"not_a_setting": 1}, "unknown setting 'not_a_setting'"),
+        ({"system_prompt": "bad \udcff byte"}, "not valid Unicode"),
+        ({"stop": ["\udcfe"]}, "stop string 1.*not valid Unicode"),
+    ],
+)
+def test_bad_settings_raise_the_packages_error_in_python(settings, fragment):
+    with pytest.raises(InputError, match=fragment) as caught:
+        DecodingConfig(**settings)
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, GroundedRAGError)
+    assert "pydantic" not in str(caught.value)
+    with pytest.raises(InputError, match=fragment):
+        DecodingConfig.model_validate(settings)
+    if "not_a_setting" not in settings:
+        config = DecodingConfig()
+        with pytest.raises(InputError, match=fragment):
+            setattr(config, *next(iter(settings.items())))
+
+
+def test_a_config_edited_without_validation_is_still_refused(decoder):
+    """Framework wrappers edit configs with model_copy(update=...), which skips pydantic's checks."""
+    unchecked = DecodingConfig().model_copy(update={"temperature": float("inf")})
+    with pytest.raises(InputError, match="temperature=inf"):
+        decoder.generate(QUESTION, [CLEAN_DOC], config=unchecked)
+
+
+@pytest.mark.parametrize(
+    "scores,fragment",
+    [
+        ([-5.0], "outside \\[-1, 1\\].*normalize_scores"),
+        ([1e6], "outside \\[-1, 1\\].*score_space='raw'"),
+        ([1e308], "outside \\[-1, 1\\]"),
+        ([True], "finite numbers"),
+        ("0.5", "one number per document"),
+    ],
+)
+def test_out_of_range_and_non_numeric_scores_are_refused(decoder, scores, fragment):
+    with pytest.raises(InputError, match=fragment):
+        decoder.generate(QUESTION, [CLEAN_DOC], scores=scores, max_new_tokens=1)
+
+
+def test_scores_are_checked_on_the_declared_scale(decoder):
+    with pytest.raises(InputError, match="not a bool"):
+        decoder.generate(QUESTION, [{"text": CLEAN_DOC, "score": True}], max_new_tokens=1)
+    with pytest.raises(InputError, match="not a valid document"):
+        decoder.generate(QUESTION, [{"text": CLEAN_DOC, "score": "high"}], max_new_tokens=1)
+    # raw retriever scores (e.g. Contriever inner products, PopQA's 1.3-2.1) pass when declared raw
+    raw = decoder.generate(QUESTION, [CLEAN_DOC, "Rome is in Italy."], scores=[1e308, -1e308], score_space="raw",
+                           max_new_tokens=1, b=1.7)
+    assert raw.trust == 1.0
+    edge = decoder.generate(QUESTION, [CLEAN_DOC], scores=[1.00000001], max_new_tokens=1)  # float error of 1 - d
+    assert 0 < edge.trust < 1
+
+
+def test_text_that_is_not_unicode_is_refused_in_python(decoder):
+    bad = b"caf\xe9 \xff".decode("utf-8", "surrogateescape")
+    for question, docs, fragment in [
+        (bad, [CLEAN_DOC], "the question"),
+        (QUESTION, [bad], "document 1"),
+        (QUESTION, [{"text": CLEAN_DOC, "title": bad}], "title of document 1"),
+    ]:
+        with pytest.raises(InputError, match=f"{fragment}.*not valid Unicode"):
+            decoder.generate(question, docs, max_new_tokens=1)
+
+
+def test_too_long_prompts_and_budgets_name_the_fix(decoder):
+    huge = "The tower is tall. " * 10_500  # ~200k characters
+    with pytest.raises(ContextWindowError, match="single document; split long documents") as caught:
+        decoder.generate(QUESTION, [huge], max_new_tokens=2)
+    assert "overflow='truncate'" not in str(caught.value), "truncate is already the default"
+    with pytest.raises(ContextWindowError, match="set overflow='truncate'"):
+        decoder.generate(QUESTION, [huge, CLEAN_DOC], max_new_tokens=2, overflow="error")
+    with pytest.raises(ContextWindowError, match="max_new_tokens=1000000000 leaves no room.*below 8192"):
+        decoder.generate(QUESTION, [CLEAN_DOC], max_new_tokens=10**9)
+    with pytest.raises(InputError, match="request 1 is not a mapping"):
+        decoder.generate_batch([(QUESTION, [CLEAN_DOC])])
+
+
+def test_cli_bad_input_is_one_clear_line(tmp_path, capsys):
+    bad_doc = b"caf\xe9".decode("utf-8", "surrogateescape")  # what Python makes of a non-UTF-8 argv
+    cases = [
+        (["ask", QUESTION, "--doc", bad_doc], "--doc 1 is not valid UTF-8"),
+        (["ask", QUESTION, "--doc", CLEAN_DOC, "--max-new-tokens", "0"], "max_new_tokens=0"),
+        (["ask", QUESTION, "--doc", CLEAN_DOC, "--method", "standard", "--temperature", "inf"], "temperature=inf"),
+        (["ask", QUESTION, "--doc", CLEAN_DOC, "--score", "1e6"], "normalize_scores"),
+        (["ask", QUESTION, "--doc", CLEAN_DOC, "--rho-max", "-1"], "rho_max=-1"),
+        (["ask", QUESTION, "--store", str(tmp_path), "--k", "0"], "--k 0"),
+    ]
+    for argv, fragment in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        ours = [line for line in err.splitlines() if line.startswith("grounded-rag:")]  # not progress bars
+        assert len(ours) == 1 and fragment in ours[0] and "Traceback" not in err, err
+
+
+def test_cli_with_non_utf8_bytes_in_argv(tmp_path):
+    """Through a real process: the shell hands Python bytes that are not UTF-8."""
+    import os
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "grounded_rag.cli", "ask", QUESTION.encode(), b"--doc", b"Paris \xff\xfe text"]
+    proc = subprocess.run(argv, capture_output=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.returncode == 2
+    assert b"--doc 1 is not valid UTF-8" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_store_search_with_k_zero_is_an_input_error(tmp_path):
+    from grounded_rag.retrieval import ChromaStore
+
+    store = ChromaStore.open(None)
+    store.add([Document(text=CLEAN_DOC, id="p")])
+    with pytest.raises(InputError, match="k=0"):
+        store.search(QUESTION, k=0)
+    assert [h.document.id for h in store.search(QUESTION, k=5)] == ["p"]
