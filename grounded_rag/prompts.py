@@ -63,6 +63,9 @@ class RenderedPrompt(str):
         self.pieces = tuple(merged)
         return self
 
+    def __getnewargs__(self) -> tuple[tuple[tuple[str, bool], ...]]:  # type: ignore[override]
+        return (self.pieces,)  # so copies and pickles keep the marks
+
 
 _SENTINEL = "GRSENTINEL{}X9Q"  # letters and digits only, so no template filter (escape, tojson) changes it
 

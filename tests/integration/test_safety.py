@@ -296,3 +296,123 @@ def test_store_search_with_k_zero_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="k=0"):
         store.search(QUESTION, k=0)
     assert [h.document.id for h in store.search(QUESTION, k=5)] == ["p"]
+
+
+# ----------------------------------------------------------------------------- faults
+def _env(**extra: str) -> dict[str, str]:
+    import os
+    import sys
+
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **extra}
+
+
+def test_two_concurrent_ingests_into_one_new_store_lose_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    from grounded_rag.retrieval import ChromaStore
+
+    runs = []
+    for who in ("a", "b"):
+        folder = tmp_path / who
+        folder.mkdir()
+        for i in range(40):
+            (folder / f"{who}{i}.md").write_text(f"Note {i} written by {who}: the value of item {who}{i} is {i * 7}.")
+        runs.append(sorted(str(p) for p in folder.glob("*.md")))
+    store = tmp_path / "store"
+    procs = [subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "ingest", *files, "--store", str(store)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()) for files in runs]
+    outputs = [p.communicate() for p in procs]
+    for proc, (out, err) in zip(procs, outputs):
+        assert proc.returncode == 0 and b"ingested 40 chunks" in out, err.decode(errors="replace")[-2000:]
+    assert ChromaStore.open(store).collection.count() == 80
+
+
+def test_model_cache_is_verified_rebuilt_and_left_clean_after_a_kill(decoder, tmp_path, monkeypatch):
+    """A copy of the converted model in a private cache (the real cache is never touched): adopted,
+    damaged two ways, a conversion killed midway, then rebuilt to the same answer."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+    import warnings
+
+    from grounded_rag.errors import GroundedRAGWarning
+    from grounded_rag.models import COMPLETE_MARKER, check_conversion, resolve_model
+
+    real_folder, _ = resolve_model(None)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GROUNDED_RAG_CACHE", str(cache))
+    folder = cache / "models" / real_folder.rsplit("/", 1)[-1]
+    shutil.copytree(real_folder, folder, ignore=shutil.ignore_patterns(COMPLETE_MARKER))
+    assert check_conversion(folder) == "no completion marker"
+    assert resolve_model(None)[0] == str(folder)  # a sound folder from before markers is adopted, not rebuilt
+    assert check_conversion(folder, full=True) is None
+
+    config = folder / "config.json"
+    config.write_text(config.read_text().replace("{", "[", 1))  # same size, garbage content
+    assert "config.json does not match its recorded sha256" in check_conversion(folder)
+    weights = folder / "model.safetensors"
+    with weights.open("r+b") as handle:
+        handle.truncate(weights.stat().st_size // 2)
+    assert "model.safetensors has" in check_conversion(folder) and "truncated" in check_conversion(folder)
+
+    # a conversion killed midway: wait until it writes its temporary folder, then SIGKILL it
+    proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "prepare"], env=_env(GROUNDED_RAG_CACHE=str(cache)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None and not list(folder.parent.glob(folder.name + ".tmp-*/config.json")):
+        time.sleep(0.02)  # the new copy's first file is written: the conversion is under way
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert any(p.name.startswith(folder.name + ".tmp-") for p in folder.parent.iterdir()), "killed mid-conversion"
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rebuilt = GroundedDecoder.from_pretrained()
+    assert not [p for p in folder.parent.iterdir() if ".tmp-" in p.name], "stale temporary folders removed"
+    assert check_conversion(folder, full=True) is None
+    damaged = [w for w in caught if issubclass(w.category, GroundedRAGWarning)]
+    assert len(damaged) <= 1 and all("rebuilding" in str(w.message) for w in damaged)
+    assert rebuilt.generate(QUESTION, [CLEAN_DOC], max_new_tokens=4).token_ids == decoder.generate(
+        QUESTION, [CLEAN_DOC], max_new_tokens=4).token_ids
+
+
+# ----------------------------------------------------------------------------- concurrency (what held must keep holding)
+CONCURRENT_QUESTIONS = [QUESTION, "Which city is the capital?", "Where is Paris?", "What country is Paris in?"]
+
+
+def test_sixteen_threads_on_one_shared_decoder_match_sequential_calls(decoder):
+    from concurrent.futures import ThreadPoolExecutor
+
+    sequential = {q: decoder.generate(q, [CLEAN_DOC], max_new_tokens=3).text for q in CONCURRENT_QUESTIONS}
+    asked = [CONCURRENT_QUESTIONS[i % 4] for i in range(16)]
+    with ThreadPoolExecutor(16) as pool:
+        texts = list(pool.map(lambda q: decoder.generate(q, [CLEAN_DOC], max_new_tokens=3).text, asked))
+    assert texts == [sequential[q] for q in asked]
+
+
+def test_concurrent_ainvoke_and_acomplete_match_sequential_calls():
+    import asyncio
+
+    from langchain_grounded_rag import GroundedRAGLLM
+    from llama_index.llms.grounded_rag import GroundedRAG
+
+    lc, li = GroundedRAGLLM(decoding={"max_new_tokens": 3}), GroundedRAG(decoding={"max_new_tokens": 3})
+    expected = {q: lc.invoke(q, documents=[CLEAN_DOC]) for q in CONCURRENT_QUESTIONS}
+
+    async def both():
+        calls = [lc.ainvoke(q, documents=[CLEAN_DOC]) for q in CONCURRENT_QUESTIONS]
+        calls += [li.acomplete(q, documents=[CLEAN_DOC]) for q in CONCURRENT_QUESTIONS]
+        return await asyncio.gather(*calls)
+
+    out = asyncio.run(both())
+    assert out[:4] == [expected[q] for q in CONCURRENT_QUESTIONS]
+    assert [r.text for r in out[4:]] == [expected[q] for q in CONCURRENT_QUESTIONS]
+
+
+def test_knnlm_datastore_reads_passages_as_text(decoder):
+    from grounded_rag.taps import build_datastore
+
+    store = build_datastore(decoder.model, decoder.tokenizer, [SMOL_ATTACK])
+    assert not set(store.values.tolist()) & control_token_ids(decoder.tokenizer)
