@@ -350,13 +350,13 @@ def test_model_cache_is_verified_rebuilt_and_left_clean_after_a_kill(decoder, tm
     assert resolve_model(None)[0] == str(folder)  # a sound folder from before markers is adopted, not rebuilt
     assert check_conversion(folder, full=True) is None
 
-    config = folder / "config.json"
-    config.write_text(config.read_text().replace("{", "[", 1))  # same size, garbage content
-    assert "config.json does not match its recorded sha256" in check_conversion(folder)
     weights = folder / "model.safetensors"
     with weights.open("r+b") as handle:
         handle.truncate(weights.stat().st_size // 2)
     assert "model.safetensors has" in check_conversion(folder) and "truncated" in check_conversion(folder)
+    config = folder / "config.json"  # checked before the weights (files in name order)
+    config.write_text(config.read_text().replace("{", "[", 1))  # same size, garbage content
+    assert "config.json does not match its recorded sha256" in check_conversion(folder)
 
     # a conversion killed midway: wait until it writes its temporary folder, then SIGKILL it
     proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "prepare"], env=_env(GROUNDED_RAG_CACHE=str(cache)),
