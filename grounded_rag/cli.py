@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .config import DecodingConfig
-from .errors import GroundedRAGError
+from .errors import GroundedRAGError, InputError
 from .methods import METHODS
 
 
@@ -26,14 +26,27 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--stop", action="append", default=[])
     parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"])
+    parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
+                        help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
 
 
 def _config(ns: argparse.Namespace) -> DecodingConfig:
     return DecodingConfig(
         method=ns.method, rho_max=ns.rho_max, gamma=ns.gamma, b=ns.b, tau_r=ns.tau_r,
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
-        max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template,
+        max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
     )
+
+
+def _argv_text(value: str, what: str) -> None:
+    """Refuse an argument whose bytes were not UTF-8 (Python keeps them as lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{what} is not valid UTF-8 text; pass UTF-8 (e.g. convert with iconv -t UTF-8), or put the text "
+            "in a UTF-8 file and use grounded-rag ingest FILE --store DIR, then ask --store DIR"
+        ) from None
 
 
 def format_trace(result) -> str:
@@ -52,6 +65,11 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     config = _config(ns)
     documents: list = list(ns.doc)
     scores = ns.score or None
+    _argv_text(ns.question, "the question")
+    for i, doc in enumerate(documents):
+        _argv_text(doc, f"--doc {i + 1}")
+    if ns.k < 1:
+        raise InputError(f"--k {ns.k}: retrieve at least one passage (e.g. --k 3)")
     if ns.store:
         from .retrieval import ChromaStore
 
@@ -84,7 +102,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
 def cmd_prepare(ns: argparse.Namespace) -> int:
     from .models import resolve_model
 
-    location, name = resolve_model(ns.model)
+    location, name = resolve_model(ns.model, full_check=True)  # every checksum; rebuilds a damaged copy
     print(f"{name}: ready at {location}")
     return 0
 
@@ -92,9 +110,9 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 def cmd_ingest(ns: argparse.Namespace) -> int:
     from .retrieval import ChromaStore, chunk_files
 
-    store = ChromaStore.open(ns.store, create=True)
     chunks = chunk_files(ns.files, chunk_chars=ns.chunk_chars)
-    added = store.add(chunks)
+    with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
+        added = store.add(chunks)
     print(f"ingested {added} chunks from {len(ns.files)} file(s) into {ns.store}")
     return 0
 
@@ -132,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
 
-    prep = sub.add_parser("prepare", help="verify and convert a model into the cache")
+    prep = sub.add_parser("prepare", help="convert a model into the cache, or verify (and repair) the cached copy")
     prep.add_argument("--model", default=None)
     prep.set_defaults(func=cmd_prepare)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import InputError
 
 MethodName = Literal[
     "grounded",
@@ -39,7 +41,8 @@ class DecodingConfig(BaseModel):
     distribution, after fusion, for every method alike. ``temperature == 0`` means greedy.
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     method: MethodName = "grounded"
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
@@ -78,6 +81,38 @@ class DecodingConfig(BaseModel):
         description="prompt longer than the context window: drop lowest-score documents with a warning, or refuse",
     )
 
+    score_space: Literal["cosine", "raw"] = Field(
+        "cosine",
+        description="scale of the retriever scores: 'cosine' similarity in [-1, 1] (see normalize_scores), "
+        "or 'raw' retriever scores (e.g. inner products) with b calibrated on validation data",
+    )
+
+    if not TYPE_CHECKING:  # keep pydantic's typed __init__ for type checkers
+
+        def __init__(self, **data: Any) -> None:
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise InputError(explain(exc)) from None
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            try:
+                super().__setattr__(name, value)
+            except ValidationError as exc:
+                raise InputError(explain(exc)) from None
+
+        @classmethod
+        def model_validate(cls, obj: Any, **kwargs: Any) -> DecodingConfig:
+            try:
+                return super().model_validate(obj, **kwargs)
+            except ValidationError as exc:
+                raise InputError(explain(exc)) from None
+
+    @field_validator("system_prompt")
+    @classmethod
+    def _system_is_text(cls, value: str) -> str:
+        return unicode_text(value, "system_prompt")
+
     @field_validator("rho_max")
     @classmethod
     def _rho_not_nan(cls, value: float) -> float:
@@ -90,8 +125,39 @@ class DecodingConfig(BaseModel):
     def _stops_not_empty(cls, value: list[str]) -> list[str]:
         if any(not s for s in value):
             raise ValueError("stop strings must be non-empty")
+        for i, s in enumerate(value):
+            unicode_text(s, f"stop string {i + 1}")
         return value
 
     @property
     def greedy(self) -> bool:
         return self.temperature == 0
+
+
+def unicode_text(value: str, what: str) -> str:
+    """``value`` unchanged if it can be encoded as UTF-8; lone surrogates (undecodable bytes read
+    with ``surrogateescape``, e.g. a non-UTF-8 command-line argument) cannot be tokenized."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what} holds characters that are not valid Unicode text ({value[exc.start:exc.end]!r} at position "
+            f"{exc.start}, from bytes that are not UTF-8); decode the input as UTF-8 first, e.g. "
+            "bytes.decode('utf-8', errors='replace')"
+        ) from None
+    return value
+
+
+def explain(exc: ValidationError) -> str:
+    """One line per bad field: what was given, what is allowed, and the field's meaning."""
+    fields = DecodingConfig.model_fields
+    lines = []
+    for err in exc.errors(include_url=False):
+        name = ".".join(str(p) for p in err["loc"]) or "config"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"unknown setting {name!r}; valid settings: {', '.join(fields)}")
+            continue
+        message = err["msg"].removeprefix("Value error, ")
+        hint = fields[name].description if name in fields and fields[name].description else ""
+        lines.append(f"{name}={err['input']!r}: {message}" + (f" ({name}: {hint})" if hint else ""))
+    return "invalid DecodingConfig: " + "; ".join(lines)

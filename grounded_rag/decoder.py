@@ -6,15 +6,16 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import torch
+from pydantic import ValidationError
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .config import DecodingConfig
+from .config import DecodingConfig, unicode_text
 from .engine import Step, common_prefix_length, decode
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method, get_method
@@ -26,21 +27,41 @@ from .trust import retrieval_trust
 from .types import Document, GenerationResult, Prompts, TraceStep
 
 DocumentLike = Document | str | Mapping[str, Any]
+_COSINE_SLACK = 1e-4  # float error of a distance -> similarity conversion (e.g. 1 - (-1e-7))
 _CITATION = re.compile(r"\bDoc(?:ument)?s?\s*#?\s*(\d+)|\[(\d+)\]", re.IGNORECASE)
 
 
 def as_document(doc: DocumentLike, index: int) -> Document:
-    if isinstance(doc, Document):
-        return doc
     if isinstance(doc, str):
         if not doc.strip():
             raise InputError(f"document {index + 1} is empty; remove empty passages before decoding")
-        return Document(text=doc)
-    if isinstance(doc, Mapping):
-        if not str(doc.get("text") or "").strip():
+        doc = Document(text=_text(doc, f"document {index + 1}"))
+    elif isinstance(doc, Mapping):
+        if not isinstance(doc.get("text"), str) or not doc["text"].strip():
             raise InputError(f"document {index + 1} has no text; every document needs a non-empty 'text'")
-        return Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata") if k in doc})
-    raise InputError(f"document {index + 1} is a {type(doc).__name__}; pass a str, a dict with 'text', or a Document")
+        if isinstance(doc.get("score"), bool):
+            raise InputError(f"document {index + 1} has score {doc['score']!r}; a score is a number, not a bool")
+        try:
+            doc = Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata") if k in doc})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+            raise InputError(f"document {index + 1} is not a valid document ({problems}); "
+                             "'text' and 'title' are strings, 'score' a number") from None
+    elif not isinstance(doc, Document):
+        raise InputError(
+            f"document {index + 1} is a {type(doc).__name__}; pass a str, a dict with 'text', or a Document"
+        )
+    _text(doc.text, f"document {index + 1}")
+    if doc.title is not None:
+        _text(doc.title, f"the title of document {index + 1}")
+    return doc
+
+
+def _text(value: str, what: str) -> str:
+    try:
+        return unicode_text(value, what)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def find_citations(text: str, n_documents: int) -> list[int]:
@@ -116,6 +137,7 @@ class GroundedDecoder:
     ) -> Request:
         if not isinstance(question, str) or not question.strip():
             raise InputError("question is empty; pass the user's question as a non-empty string")
+        _text(question, "the question")
         if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
             raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
         if len(documents) == 0:
@@ -124,7 +146,7 @@ class GroundedDecoder:
                 "(use method='standard' without retrieval, or check the retriever)"
             )
         docs = [as_document(d, i) for i, d in enumerate(documents)]
-        scores = self._scores(docs, scores)
+        scores = self._scores(docs, scores, config.score_space)
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
@@ -135,7 +157,8 @@ class GroundedDecoder:
         return Request(question, docs, scores, prompts, token_ids, trust, dropped)
 
     @staticmethod
-    def _scores(docs: list[Document], scores: Sequence[float] | None) -> list[float] | None:
+    def _scores(docs: list[Document], scores: Sequence[float] | None, space: str = "cosine") -> list[float] | None:
+        """The scores to gate on: one finite number per document, on the declared scale."""
         if scores is None:
             given = [d.score for d in docs]
             if all(s is None for s in given):
@@ -146,12 +169,21 @@ class GroundedDecoder:
                     f"documents {missing} have no score while others do; give every document a score or none"
                 )
             scores = given  # type: ignore[assignment]
+        if isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable):
+            raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
         scores = list(scores)
         if len(scores) != len(docs):
             raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
         for i, s in enumerate(scores):
-            if not isinstance(s, (int, float)) or not math.isfinite(s):
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
                 raise InputError(f"score {i + 1} is {s!r}; scores must be finite numbers (normalize distances first)")
+            if space == "cosine" and not -1 - _COSINE_SLACK <= s <= 1 + _COSINE_SLACK:
+                raise InputError(
+                    f"score {i + 1} is {s!r}, outside [-1, 1], the cosine-similarity scale the trust gate reads; "
+                    "map vector-store distances with grounded_rag.normalize_scores(values, space), or set "
+                    "score_space='raw' for raw retriever scores (e.g. inner products) and calibrate b with "
+                    "calibrate_bias_from_retrievals"
+                )
         return [float(s) for s in scores]
 
     def _fit_context(self, question, docs, scores, config, method):
@@ -161,6 +193,11 @@ class GroundedDecoder:
         dropped: list[Document] = []
         docs, scores = list(docs), (list(scores) if scores is not None else None)
         budget = self.context_window - config.max_new_tokens
+        if budget <= 0:
+            raise ContextWindowError(
+                f"max_new_tokens={config.max_new_tokens} leaves no room for the prompt in the model's context "
+                f"window of {self.context_window} tokens; set max_new_tokens well below {self.context_window}"
+            )
         while True:
             prompts = build_prompts(self.tokenizer, question, docs, method.references, config.template,
                                     config.system_prompt, config.answer_prefix)
@@ -169,11 +206,18 @@ class GroundedDecoder:
             if longest <= budget:
                 break
             if config.overflow == "error" or len(docs) == 1:
+                fix = (
+                    "; shorten the question or documents, lower max_new_tokens, or set overflow='truncate' to drop "
+                    "the lowest-scored documents"
+                    if config.overflow == "error" and len(docs) > 1
+                    else "; split long documents into passages (e.g. grounded-rag ingest --chunk-chars 800, or "
+                    "grounded_rag.retrieval.chunk_text), shorten the question, or lower max_new_tokens"
+                )
                 raise ContextWindowError(
                     f"the prompt needs {longest} tokens plus max_new_tokens={config.max_new_tokens}, but the "
                     f"model's context window is {self.context_window}"
                     + (" even with a single document" if len(docs) == 1 else "")
-                    + "; shorten the question or documents, lower max_new_tokens, or set overflow='truncate'"
+                    + fix
                 )
             drop = min(range(len(docs)), key=lambda i: scores[i]) if scores is not None else len(docs) - 1
             dropped.append(docs.pop(drop))
@@ -262,13 +306,12 @@ class GroundedDecoder:
 
     @staticmethod
     def _config(config: DecodingConfig | None, overrides: dict[str, Any]) -> DecodingConfig:
+        """The call's settings, validated again: a config edited with ``model_copy(update=...)`` (as
+        framework wrappers do) skips pydantic's checks, so it is rebuilt through them here."""
         base = config or DecodingConfig()
-        if not overrides:
-            return base
-        try:
-            return DecodingConfig(**{**base.model_dump(), **overrides})
-        except ValueError as exc:
-            raise InputError(str(exc)) from exc
+        if not isinstance(base, DecodingConfig):
+            raise InputError(f"config is a {type(base).__name__}; pass a DecodingConfig (or settings as keywords)")
+        return DecodingConfig(**{**base.model_dump(), **overrides})
 
     # ----------------------------------------------------------------- public API
     def generate(
@@ -300,6 +343,10 @@ class GroundedDecoder:
         method = get_method(cfg.method)
         if not requests:
             return []
+        for i, r in enumerate(requests):
+            if not isinstance(r, Mapping) or "question" not in r or "documents" not in r:
+                raise InputError(f"request {i + 1} is not a mapping with 'question' and 'documents' (and optional "
+                                 "'scores'); pass dicts like {'question': q, 'documents': [...]}")
         prepared = [
             self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
         ]

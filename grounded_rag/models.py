@@ -4,24 +4,33 @@ Packaged models come inside PyPI distributions (the machine may be offline from 
 file is verified by sha256, de-quantized once by transformers, and saved as an ordinary
 safetensors folder in a cache directory (``$GROUNDED_RAG_CACHE``, default
 ``~/.cache/grounded_rag``); later loads read that folder, which is much faster.
+
+The converted folder is written under a temporary name and renamed into place, and it carries a
+completion marker (``COMPLETE_MARKER``: every file's size and sha256) written last. Each load
+checks the sizes and the small files' checksums; ``grounded-rag prepare`` checks every checksum. A
+damaged folder is rebuilt with a warning, and temporary folders left by a killed conversion are
+removed by the next one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import json
 import os
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from filelock import FileLock
+from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from .errors import ModelLoadError
+from .errors import GroundedRAGWarning, ModelLoadError
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 
@@ -127,12 +136,85 @@ def packaged_gguf_path(spec: PackagedGGUF) -> Path:
     return path
 
 
-def _convert_gguf(gguf: Path, target: Path) -> None:
-    """De-quantize a GGUF file with transformers and save it as a plain folder, atomically."""
+COMPLETE_MARKER = "grounded_rag_complete.json"
+_ALWAYS_HASHED_BYTES = 64 << 20  # files below this (configs, tokenizers) are checksummed on every load
+
+
+def _manifest(folder: Path) -> dict[str, dict[str, int | str]]:
+    return {
+        p.name: {"size": p.stat().st_size, "sha256": sha256_of(p)}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != COMPLETE_MARKER
+    }
+
+
+def _write_marker(folder: Path, source_sha256: str) -> None:
+    """The completion marker, written (atomically) after every other file of the conversion."""
+    marker = {"version": 1, "source_sha256": source_sha256, "files": _manifest(folder)}
+    tmp = folder / (COMPLETE_MARKER + ".partial")
+    tmp.write_text(json.dumps(marker, indent=1))
+    tmp.replace(folder / COMPLETE_MARKER)
+
+
+def check_conversion(folder: Path, full: bool = False) -> str | None:
+    """None if ``folder`` is a complete conversion; else what is wrong with it.
+
+    Sizes of all files and checksums of the small ones always; checksums of the weights too when
+    ``full`` (seconds for hundreds of MB)."""
+    if not (folder / COMPLETE_MARKER).is_file():
+        return "no completion marker" if folder.exists() else "not converted yet"
+    try:
+        files = json.loads((folder / COMPLETE_MARKER).read_text())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{COMPLETE_MARKER} is unreadable"
+    for name, want in files.items():
+        path = folder / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if path.stat().st_size != want["size"]:
+            return f"{name} has {path.stat().st_size} bytes, expected {want['size']} (truncated or overwritten)"
+        if (full or want["size"] < _ALWAYS_HASHED_BYTES) and sha256_of(path) != want["sha256"]:
+            return f"{name} does not match its recorded sha256 (corrupted)"
+    return None
+
+
+def _loads(folder: Path) -> bool:
+    """Whether a folder from an older version (no marker) still loads as a model and tokenizer."""
+    try:
+        AutoTokenizer.from_pretrained(str(folder))
+        AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32)
+    except Exception:  # noqa: BLE001 - any failure means: rebuild it
+        return False
+    return True
+
+
+def _discard(folder: Path) -> None:
+    """Remove a folder; renamed to a temporary name first, so a kill midway leaves only a stale
+    temporary folder that the next conversion removes."""
+    dead = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp-"))
+    folder.replace(dead / folder.name)
+    shutil.rmtree(dead, ignore_errors=True)
+
+
+def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool = False) -> None:
+    """Make ``target`` a complete de-quantized copy of ``gguf``: keep a sound one, rebuild a damaged
+    one (with a warning), adopt a sound one from before markers existed, and remove temporary
+    folders of conversions that were killed. Under a file lock: one converter at a time."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock"):
-        if (target / "config.json").exists():
+        for stale in target.parent.glob(target.name + ".tmp-*"):  # only the lock holder makes these
+            shutil.rmtree(stale, ignore_errors=True)
+        problem = check_conversion(target, full=full_check)
+        if problem is None:
             return
+        if problem == "no completion marker" and _loads(target):
+            _write_marker(target, source_sha256)
+            if check_conversion(target, full=full_check) is None:
+                return
+        if target.exists():
+            warnings.warn(f"the cached model at {target} is damaged ({problem}); rebuilding it from {gguf.name}",
+                          GroundedRAGWarning, stacklevel=3)
+            _discard(target)
         steps = tqdm(total=3, desc=f"converting {gguf.name} (once)", unit="step")
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         steps.update()
@@ -144,8 +226,12 @@ def _convert_gguf(gguf: Path, target: Path) -> None:
             del model.config.quantization_config
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=target.name + ".tmp-"))
         try:
+            umask = os.umask(0)
+            os.umask(umask)
+            tmp.chmod(0o777 & ~umask)  # mkdtemp's 0700 would make a shared cache unreadable to others
             model.save_pretrained(tmp)
             tokenizer.save_pretrained(tmp)
+            _write_marker(tmp, source_sha256)  # last: its presence means every file above is complete
             tmp.replace(target)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -154,21 +240,24 @@ def _convert_gguf(gguf: Path, target: Path) -> None:
         steps.close()
 
 
-def resolve_model(name: str | None = None) -> tuple[str, str]:
-    """Map a user's model argument to (loadable folder or HF id, display name)."""
+def resolve_model(name: str | None = None, full_check: bool = False) -> tuple[str, str]:
+    """Map a user's model argument to (loadable folder or HF id, display name).
+
+    ``full_check`` verifies every checksum of a cached conversion (``grounded-rag prepare``)."""
     name = ALIASES.get(name or DEFAULT_MODEL, name or DEFAULT_MODEL)
     if name in PACKAGED:
         spec = PACKAGED[name]
         gguf = packaged_gguf_path(spec)
         folder = cache_dir() / "models" / f"{spec.alias}-{spec.sha256[:12]}"
-        _convert_gguf(gguf, folder)
+        _convert_gguf(gguf, folder, spec.sha256, full_check)
         return str(folder), spec.alias
     path = Path(name).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
             raise ModelLoadError(f"GGUF file {path} does not exist")
-        folder = cache_dir() / "models" / f"{path.stem}-{sha256_of(path)[:12]}"
-        _convert_gguf(path.resolve(), folder)
+        digest = sha256_of(path)
+        folder = cache_dir() / "models" / f"{path.stem}-{digest[:12]}"
+        _convert_gguf(path.resolve(), folder, digest, full_check)
         return str(folder), path.stem
     if path.exists() and not (path / "config.json").exists():
         raise ModelLoadError(f"{path} exists but is not a transformers model folder (no config.json)")
@@ -187,8 +276,14 @@ def load_model(
     try:
         tokenizer = AutoTokenizer.from_pretrained(location)
         model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RuntimeError, SafetensorError) as exc:
         known = ", ".join(sorted(PACKAGED))
+        if Path(location).is_relative_to(cache_dir()):  # our own conversion: say how to rebuild it
+            fix = "grounded-rag prepare" + (f" --model {name}" if name else "")
+            raise ModelLoadError(
+                f"the cached conversion of {display!r} at {location} could not be loaded ({exc}); verify every "
+                f"checksum and rebuild it with: {fix}"
+            ) from exc
         raise ModelLoadError(
             f"could not load model {name!r}: {exc}. Use a packaged alias ({known}), a local folder, "
             "a .gguf file, or a Hugging Face id reachable from this machine."

@@ -9,11 +9,13 @@ prefix and the engine prefills it once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
 from transformers import PreTrainedTokenizerBase
 
+from .errors import InputError
 from .types import Document
 
 Reference = Literal["retrieval", "query", "none"]
@@ -38,12 +40,81 @@ def user_message(question: str | None, documents: Sequence[Document] | None, tem
     raise ValueError(f"unknown template {template!r}; use 'paper' or 'documents_first'")
 
 
-def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> str:
-    """The tokenizer's chat template when it has one, else the paper's plain-text layout."""
-    if getattr(tokenizer, "chat_template", None):
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        return tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-    return f"System: {system}\n\nUser: {user}\n\nAssistant:"
+class RenderedPrompt(str):
+    """A rendered prompt that remembers which of its characters came from the template.
+
+    It is an ordinary ``str`` (printing, comparing and storing it are unchanged); ``pieces`` lists
+    ``(text, trusted)`` spans that join to the string. Only trusted spans (the chat template's own
+    text) may produce control tokens; see :func:`encode`.
+    """
+
+    pieces: tuple[tuple[str, bool], ...]
+
+    def __new__(cls, pieces: Sequence[tuple[str, bool]]) -> RenderedPrompt:
+        merged: list[tuple[str, bool]] = []
+        for text, trusted in pieces:
+            if not text:
+                continue
+            if merged and merged[-1][1] == trusted:
+                merged[-1] = (merged[-1][0] + text, trusted)
+            else:
+                merged.append((text, trusted))
+        self = super().__new__(cls, "".join(text for text, _ in merged))
+        self.pieces = tuple(merged)
+        return self
+
+    def __getnewargs__(self) -> tuple[tuple[tuple[str, bool], ...]]:  # type: ignore[override]
+        return (self.pieces,)  # so copies and pickles keep the marks
+
+
+_SENTINEL = "GRSENTINEL{}X9Q"  # letters and digits only, so no template filter (escape, tojson) changes it
+
+
+def _chat_template_pieces(tokenizer: PreTrainedTokenizerBase, contents: Sequence[str]) -> list[str] | None:
+    """The template's own text around the two messages: [before system, between, after user].
+
+    Rendered with placeholders instead of the messages, so untrusted text never enters the template
+    engine's output that is searched for control tokens. None when the template drops or repeats a
+    message (then the placeholders cannot be located exactly once each)."""
+    marks = [_SENTINEL.format(i) for i in range(len(contents))]
+    messages = [{"role": "system", "content": marks[0]}, {"role": "user", "content": marks[1]}]
+    layout = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    pieces: list[str] = []
+    for mark in marks:
+        if layout.count(mark) != 1:
+            return None
+        head, layout = layout.split(mark)
+        pieces.append(head)
+    return pieces + [layout]
+
+
+def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> RenderedPrompt:
+    """The tokenizer's chat template when it has one, else the paper's plain-text layout.
+
+    ``system`` and ``user`` are untrusted (they carry the question, documents, titles and metadata):
+    the result marks them so :func:`encode` tokenizes them as plain text, never as control tokens.
+    The string is exactly what the template renders; when a template edits message text in a way
+    other than trimming it, the messages are placed verbatim between the template's own pieces.
+    """
+    if not getattr(tokenizer, "chat_template", None):
+        return RenderedPrompt([("System: ", True), (system, False), ("\n\nUser: ", True), (user, False),
+                               ("\n\nAssistant:", True)])
+    frame = _chat_template_pieces(tokenizer, (system, user))
+    if frame is None:
+        raise InputError(
+            "the model's chat template does not place the system and user messages once each; "
+            "grounded-rag cannot keep document text apart from its control tokens (use a model whose "
+            "template renders both messages, or remove chat_template to use the plain-text layout)"
+        )
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    exact = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    for edit in (lambda t: t, str.strip):
+        body = [edit(system), edit(user)]
+        if frame[0] + body[0] + frame[1] + body[1] + frame[2] == exact:
+            break
+    else:
+        body = [system, user]
+    return RenderedPrompt([(frame[0], True), (body[0], False), (frame[1], True), (body[1], False), (frame[2], True)])
 
 
 def build_prompts(
@@ -73,7 +144,55 @@ def build_prompts(
     return out
 
 
+def control_token_ids(tokenizer: PreTrainedTokenizerBase) -> set[int]:
+    """Ids of the tokenizer's special (control) tokens: BOS/EOS, turn markers, and every added
+    token flagged special (Gemma's ``<start_of_turn>``, SmolLM's ``<|im_start|>``, ...)."""
+    ids = {i for i, tok in tokenizer.added_tokens_decoder.items() if tok.special}
+    return ids | set(tokenizer.all_special_ids)
+
+
+def _special_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | None:
+    names = {tok.content for tok in tokenizer.added_tokens_decoder.values() if tok.special}
+    names |= set(tokenizer.all_special_tokens)
+    if not names:
+        return None
+    return re.compile("(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")")
+
+
+def encode_text(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
+    """Token ids of untrusted text: special-token strings in it become ordinary text tokens."""
+    return tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+
+
 def encode(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
-    """Token ids of a rendered prompt (chat templates already carry their special tokens)."""
-    add_special = not getattr(tokenizer, "chat_template", None)
-    return tokenizer(text, add_special_tokens=add_special)["input_ids"]
+    """Token ids of a prompt. A :class:`RenderedPrompt` gets control tokens only where the template
+    put them: its untrusted spans are tokenized as plain text, so a document containing
+    ``<|im_end|>`` or ``<end_of_turn>`` cannot close the turn or open a new one. A plain ``str`` is
+    trusted whole (chat templates already carry their special tokens).
+
+    The template's control tokens are cut out first and the text between them is tokenized as one
+    run (template text and message text together), which is what the tokenizer itself does, so a
+    clean prompt gets the same ids either way.
+    """
+    plain_layout = not getattr(tokenizer, "chat_template", None)
+    pieces = getattr(text, "pieces", None)
+    if pieces is None:
+        return tokenizer(text, add_special_tokens=plain_layout)["input_ids"]
+    if plain_layout:  # the layout's own text has no control tokens; the tokenizer adds its BOS
+        return tokenizer(str(text), add_special_tokens=True, split_special_tokens=True)["input_ids"]
+    pattern = _special_pattern(tokenizer)
+    runs: list[str | int] = [""]  # text runs, and control token ids between them
+    for piece, trusted in pieces:
+        parts = pattern.split(piece) if trusted and pattern is not None else [piece]
+        for k, part in enumerate(parts):
+            if k % 2 == 0:
+                runs[-1] += part  # type: ignore[operator]
+            else:
+                runs += [tokenizer.convert_tokens_to_ids(part), ""]
+    ids: list[int] = []
+    for run in runs:
+        if isinstance(run, int):
+            ids.append(run)
+        elif run:
+            ids += encode_text(tokenizer, run)
+    return ids

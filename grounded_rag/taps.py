@@ -121,7 +121,9 @@ def build_datastore(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, 
     base, _, _, _ = _parts(model)
     keys, values = [], []
     for text in passages:
-        ids = tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids.to(model.device)
+        # passages are untrusted: a special-token string in one is text, never an EOS or turn marker
+        ids = tokenizer(text, add_special_tokens=False, split_special_tokens=True, return_tensors="pt").input_ids
+        ids = ids.to(model.device)
         if ids.shape[1] < 2:
             continue
         hidden = base(input_ids=ids).last_hidden_state[0].float()  # after the final norm

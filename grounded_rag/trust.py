@@ -18,22 +18,24 @@ DistanceSpace = Literal["l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine
 
 
 def aggregate_score(scores: Sequence[float], tau_r: float = 1.0) -> float:
-    """s_bar = sum_k softmax(s / tau_r)_k * s_k: a soft maximum of the retriever scores."""
+    """s_bar = sum_k softmax(s / tau_r)_k * s_k: a soft maximum of the retriever scores.
+
+    Computed relative to the top score, so huge raw scores (1e308) or a tiny tau_r cannot overflow."""
     if not scores:
         raise ValueError("no retriever scores to aggregate")
     if tau_r <= 0:
         raise ValueError(f"tau_r must be > 0, got {tau_r}")
-    top = max(s / tau_r for s in scores)
-    weights = [math.exp(s / tau_r - top) for s in scores]
+    top = max(scores)
+    weights = [math.exp((s - top) / tau_r) for s in scores]  # the top one is 1, so the total is >= 1
     total = sum(weights)
-    return sum(w * s for w, s in zip(weights, scores)) / total
+    return top + sum(w / total * (s - top) for w, s in zip(weights, scores) if w > 0)
 
 
 def retrieval_trust(scores: Sequence[float] | None, tau_r: float, gamma: float, b: float) -> float:
     """r = sigmoid(gamma * (s_bar - b)); 1.0 when the caller has no scores."""
     if scores is None:
         return 1.0
-    z = gamma * (aggregate_score(scores, tau_r) - b)
+    z = gamma * (aggregate_score(scores, tau_r) - b) if gamma else 0.0  # gamma = 0: no gate (0 * inf is NaN)
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-z))
     ez = math.exp(z)

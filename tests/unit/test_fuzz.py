@@ -1,0 +1,175 @@
+"""Property-based tests (hypothesis) over the public API's inputs: configs, scores, text with any
+Unicode and control characters, and every method's fusion on random log-probabilities. No crash
+other than the documented errors, no NaN in any fused distribution.
+
+The fusion and validation properties run many examples cheaply; the examples that run the model
+are few (``max_examples`` small, no deadline: the machine is shared and slow).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from transformers import AutoTokenizer
+
+from grounded_rag import ContextWindowError, DecodingConfig, Document, InputError
+from grounded_rag.config import DecodingConfig as Config
+from grounded_rag.decoder import GroundedDecoder
+from grounded_rag.methods import METHODS, get_method
+from grounded_rag.prompts import build_prompts, control_token_ids, encode
+from grounded_rag.trust import retrieval_trust
+
+SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<start_of_turn>", "<bos>", "<eos>",
+            "<pad>", "\x00", "\u202e", "\ufeff", "\r\n", "\t", " ", "Doc 1:", "Question:"]
+# any code point but lone surrogates (refused with InputError, tested apart), mixed with special-token strings
+text = st.lists(st.one_of(st.text(st.characters(exclude_categories=["Cs"]), max_size=12), st.sampled_from(SPECIALS)),
+                max_size=6).map("".join)
+numbers = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**30, 10**30), st.booleans())
+anything = st.one_of(numbers, st.none(), st.text(max_size=8), st.lists(st.text(max_size=4), max_size=3))
+
+
+def field_values(name: str):
+    """Valid-looking and hostile values for one DecodingConfig field."""
+    field = Config.model_fields[name]
+    return st.one_of(st.just(field.get_default(call_default_factory=True)), anything)
+
+
+config_dicts = st.fixed_dictionaries({}, optional={name: field_values(name) for name in Config.model_fields})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config_dicts)
+def test_any_config_is_valid_or_an_input_error(values):
+    try:
+        config = DecodingConfig(**values)
+    except InputError as exc:
+        assert str(exc).startswith("invalid DecodingConfig: ")
+        return
+    again = DecodingConfig(**config.model_dump())
+    assert again == config
+    for name, value in config.model_dump().items():
+        if isinstance(value, float) and name != "rho_max":
+            assert math.isfinite(value), (name, value)
+
+
+score_lists = st.one_of(st.lists(numbers, min_size=1, max_size=4), st.lists(anything, min_size=1, max_size=4))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scores=score_lists, space=st.sampled_from(["cosine", "raw"]),
+       tau_r=st.floats(1e-6, 1e6), gamma=st.floats(0, 1e6), b=st.floats(-1e308, 1e308))
+def test_any_scores_give_a_trust_in_0_1_or_an_input_error(scores, space, tau_r, gamma, b):
+    docs = [Document(text=f"passage {i}") for i in range(len(scores))]
+    try:
+        checked = GroundedDecoder._scores(docs, scores, space)
+    except InputError:
+        return
+    assert checked is not None and all(math.isfinite(s) for s in checked)
+    if space == "cosine":
+        assert all(-1.001 <= s <= 1.001 for s in checked)
+    trust = retrieval_trust(checked, tau_r, gamma, b)
+    assert 0.0 <= trust <= 1.0
+
+
+# ----------------------------------------------------------------------------- fusion, every method
+def logp(rows: int, vocab: int, seed: int, scale: float, masked: float) -> torch.Tensor:
+    """Random log-probabilities; ``masked`` of the tokens ruled out (-inf), token 0 always kept."""
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(rows, vocab, generator=g) * scale
+    drop = torch.rand(rows, vocab, generator=g) < masked
+    drop[:, 0] = False
+    return torch.log_softmax(logits.masked_fill(drop, -math.inf), dim=-1)
+
+
+# Contrastive rules divide by the reference: a token the reference rules out (-inf) gets +inf and the
+# normalization turns the row into NaN. fusion.py promises -inf entries are handled; these do not yet.
+RULES_OUT_BREAKS = {"cad", "adacad", "coiecd", "dola"}
+
+fusion_configs = st.builds(
+    lambda rho, tau, beta, ca, ce, lam, ra, da, kl: DecodingConfig(
+        rho_max=rho, tau_r=tau, beta=beta, coiecd_alpha=ca, coiecd_epsilon=ce, cocoa_lambda_max=lam,
+        renyi_alpha=ra, dola_alpha=da, knn_lambda=kl),
+    st.one_of(st.floats(0, 1e6), st.just(math.inf)), st.floats(1e-3, 1e3), st.floats(0, 50), st.floats(0, 50),
+    st.floats(1e-3, 50), st.floats(1, 50), st.floats(0.01, 0.99), st.floats(1e-3, 1), st.floats(0, 1),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(sorted(METHODS)), config=fusion_configs, seed=st.integers(0, 2**31),
+       rows=st.integers(1, 3), vocab=st.integers(2, 40), scale=st.sampled_from([0.01, 1.0, 5.0, 30.0, 200.0]),
+       masked=st.sampled_from([0.0, 0.5, 0.95]), trust=st.floats(0, 1))
+def test_no_method_ever_fuses_to_nan(method, config, seed, rows, vocab, scale, masked, trust):
+    if method in RULES_OUT_BREAKS:
+        masked = 0.0  # real models' log-probs are finite; -inf entries are the known failure below
+    lp_full = logp(rows, vocab, seed, scale, masked)
+    if method == "dola":
+        reference = torch.stack([logp(rows, vocab, seed + k + 1, scale, masked) for k in range(3)], dim=1)
+    else:
+        reference = logp(rows, vocab, seed + 1, scale, masked)
+    out = get_method(method).fuse(lp_full, reference, torch.full((rows,), trust), config)
+    assert not torch.isnan(out.log_q).any(), method
+    assert torch.isfinite(out.log_q).any(dim=-1).all(), "every row keeps a token"
+    assert torch.allclose(torch.logsumexp(out.log_q, dim=-1), torch.zeros(rows), atol=1e-3), method
+    for signal in (out.rho, out.eta, out.conflict):
+        assert signal is None or not torch.isnan(signal).any(), method
+
+
+# ----------------------------------------------------------------------------- prompts from any text
+@pytest.fixture(scope="module")
+def tokenizers():
+    from grounded_rag.models import resolve_model
+
+    return [AutoTokenizer.from_pretrained(resolve_model(alias)[0]) for alias in ("smollm2-135m-instruct", "gemma3-270m")]
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(question=text, docs=st.lists(st.tuples(text, st.one_of(st.none(), text)), min_size=1, max_size=3),
+       system=text, template=st.sampled_from(["documents_first", "paper"]),
+       reference=st.sampled_from(["retrieval", "query", "none"]))
+def test_any_text_renders_with_only_the_templates_control_tokens(tokenizers, question, docs, system, template,
+                                                                 reference):
+    documents = [Document(text=t if t.strip() else "x", title=title or None) for t, title in docs]
+    for tok in tokenizers:
+        special = control_token_ids(tok)
+        clean = build_prompts(tok, "q", [Document(text="d")], reference, template, "s")
+        for prompt, plain in zip(build_prompts(tok, question or "q", documents, reference, template, system), clean):
+            if prompt is None:
+                continue
+            ids = encode(tok, prompt)
+            assert sum(i in special for i in ids) == sum(i in special for i in encode(tok, plain))
+
+
+# ----------------------------------------------------------------------------- the model, a few examples
+@settings(max_examples=5, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(question=text, docs=st.lists(text, min_size=1, max_size=2), method=st.sampled_from(sorted(METHODS)),
+       temperature=st.sampled_from([0.0, 0.7, 50.0]), top_p=st.sampled_from([1.0, 0.01]))
+def test_decoding_any_text_never_crashes_or_yields_nan(decoder, question, docs, method, temperature, top_p):
+    try:
+        result = decoder.generate(question, docs, method=method, max_new_tokens=2, temperature=temperature,
+                                  top_p=top_p, seed=0)
+    except (InputError, ContextWindowError) as exc:
+        assume(False)  # a documented refusal (empty question or document)
+        raise AssertionError from exc
+    for step in result.trace:
+        assert all(v is None or math.isfinite(v) for v in (step.q, step.p_full, step.p_ref, step.rho, step.eta,
+                                                            step.conflict)), step
+
+
+@pytest.mark.xfail(strict=True, reason="contrastive methods turn a reference's -inf (ruled-out token) into NaN")
+@pytest.mark.parametrize("method", sorted(RULES_OUT_BREAKS))
+def test_contrastive_methods_with_a_ruled_out_token(method):
+    lp_full = torch.log_softmax(torch.tensor([[1.0, 2.0, 3.0, 0.0]]), dim=-1)
+    lp_ref = torch.log_softmax(torch.tensor([[1.0, -math.inf, 3.0, 0.0]]), dim=-1)
+    pair = [(lp_full, lp_ref), (lp_ref, lp_full)]
+    nan = False
+    for a, b in pair:
+        reference = torch.stack([b, b], dim=1) if method == "dola" else b
+        out = get_method(method).fuse(a, reference, torch.tensor([0.7]), DecodingConfig())
+        nan |= bool(torch.isnan(out.log_q).any())
+    assert not nan
