@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .errors import InputError
 
@@ -108,10 +108,10 @@ class DecodingConfig(BaseModel):
             except ValidationError as exc:
                 raise InputError(explain(exc)) from None
 
-    @field_validator("system_prompt")
+    @field_validator("system_prompt", "answer_prefix")
     @classmethod
-    def _system_is_text(cls, value: str) -> str:
-        return unicode_text(value, "system_prompt")
+    def _system_is_text(cls, value: str, info: ValidationInfo) -> str:
+        return unicode_text(value, info.field_name or "text")
 
     @field_validator("rho_max")
     @classmethod

@@ -125,7 +125,7 @@ def build_prompts(
     template: str,
     system: str,
     answer_prefix: str = "",
-) -> list[str]:
+) -> list[RenderedPrompt]:
     """[full prompt, one prompt per reference stream] for one question.
 
     ``retrieval`` drops the question, ``query`` drops the documents; everything else is shared.
@@ -140,8 +140,13 @@ def build_prompts(
     out = []
     for kind in ["full", *(k for k in kinds if k != "none")]:
         q, docs = parts[kind]
-        out.append(render(tokenizer, system, user_message(q, docs, template)) + answer_prefix)
+        out.append(open_answer(render(tokenizer, system, user_message(q, docs, template)), answer_prefix))
     return out
+
+
+def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
+    """The prompt with the assistant turn opened by ``answer_prefix``, kept untrusted (plain text)."""
+    return RenderedPrompt([*prompt.pieces, (answer_prefix, False)])
 
 
 def control_token_ids(tokenizer: PreTrainedTokenizerBase) -> set[int]:

@@ -21,7 +21,7 @@ from ..decoder import GroundedDecoder
 from ..engine import decode, score_continuation
 from ..errors import InputError
 from ..methods import get_method
-from ..prompts import encode, render, user_message
+from ..prompts import encode, encode_text, open_answer, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .data import Example, add_distractors, load_examples, split_examples
 from .metrics import choice_generated, citation_scores, evidence_support, exact_match, substring_match, token_f1
@@ -124,8 +124,9 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     todo = _todo(examples, ckpt, dataset, "closed_book", {})
     for start in tqdm(range(0, len(todo), batch_size), desc=f"{dataset}: closed book", leave=False, disable=not todo):
         batch = todo[start:start + batch_size]
-        prompts = [encode(decoder.tokenizer, render(decoder.tokenizer, EVAL_SYSTEM, user_message(ex.question, None, cfg.template))
-                          + cfg.answer_prefix) for ex in batch]
+        prompts = [encode(decoder.tokenizer, open_answer(render(decoder.tokenizer, EVAL_SYSTEM,
+                                                                user_message(ex.question, None, cfg.template)),
+                                                         cfg.answer_prefix)) for ex in batch]
         texts = _decode_lines(decoder, method, prompts, [1.0] * len(batch), cfg)
         ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
@@ -161,7 +162,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
                       disable=not todo):
         batch = todo[start:start + batch_size]
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
-        prompts = [ids + encode(decoder.tokenizer, ex.question) for ex, r in zip(batch, reqs) for ids in r.token_ids]
+        prompts = [ids + encode_text(decoder.tokenizer, ex.question) for ex, r in zip(batch, reqs) for ids in r.token_ids]
         texts = _decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method))
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
@@ -174,10 +175,10 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
     cfg = base_config(method_name, params, 1, short_answer=False)
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
     stores = decoder.datastores([req], method)
-    lead = encode(decoder.tokenizer, ex.question)
+    lead = encode_text(decoder.tokenizer, ex.question)
     out = []
     for choice in ex.choices or []:
-        forced = encode(decoder.tokenizer, ex.question + choice)
+        forced = encode_text(decoder.tokenizer, ex.question + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores))
