@@ -234,7 +234,7 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         ones = torch.ones_like(c_q)
         a = config.pmi_alpha * trust * (c_q if adaptive else ones) if evidence else 0.0 * ones
         b = config.pmi_beta * (c_r if adaptive else ones) if question else 0.0 * ones
-        scores = log_linear(lp_full, lp_q, -a) + _weighted_diff(b, lp_full, lp_ret)
+        scores = lp_full + _weighted_diff(a, lp_full, lp_q) + _weighted_diff(b, lp_full, lp_ret)
         kappa = config.plausibility if head else 0.0
         keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
         log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
@@ -246,8 +246,8 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
 
 
 def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
-    """weight * (log p_full - log p_ref) per row; 0 where the weight is 0 or a token is ruled out
-    by the reference alone (no -inf - -inf NaNs, and a reference cannot veto a token)."""
+    """weight * (log p_full - log p_ref) per row; 0 where the weight is 0 or the reference rules the
+    token out (-inf): no -inf - -inf NaNs, and no infinite boost from a reference's zero."""
     diff = torch.where(torch.isfinite(lp_ref), lp_full - lp_ref, torch.zeros_like(lp_full))
     return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
 
