@@ -70,14 +70,21 @@ class GroundedPromptTemplate(BasePromptTemplate):
     def _prompt_type(self) -> str:
         return "grounded-rag"
 
-    def format_prompt(self, **kwargs: Any) -> GroundedPromptValue:
-        kwargs = self._merge_partial_and_user_variables(**kwargs)
-        missing = [k for k in (self.question_key, self.context_key) if k not in kwargs]
+    def _check(self, kwargs: Any) -> None:
+        missing = [k for k in (self.question_key, self.context_key) if not isinstance(kwargs, dict) or k not in kwargs]
         if missing:
             raise InputError(
                 f"GroundedPromptTemplate needs {missing}; build the input as "
                 f'{{"{self.context_key}": retriever, "{self.question_key}": RunnablePassthrough()}}'
             )
+
+    def _validate_input(self, inner_input: Any) -> dict[str, Any]:
+        self._check({**self.partial_variables, **inner_input} if isinstance(inner_input, dict) else inner_input)
+        return super()._validate_input(inner_input)
+
+    def format_prompt(self, **kwargs: Any) -> GroundedPromptValue:
+        kwargs = self._merge_partial_and_user_variables(**kwargs)
+        self._check(kwargs)
         question = kwargs[self.question_key]
         if not isinstance(question, str):
             raise InputError(f"the question is a {type(question).__name__}; pass the user's question as a string")
