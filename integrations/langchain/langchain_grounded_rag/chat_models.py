@@ -59,6 +59,7 @@ class ChatGroundedRAG(BaseChatModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise InputError(f"invalid ChatGroundedRAG settings: {describe(exc)}") from None
+        self._base_config()  # temperature / max_tokens / stop checked now, not at the first call
 
     @property
     def decoder(self) -> GroundedDecoder:

@@ -21,7 +21,6 @@ from langchain_core.prompt_values import ChatPromptValue
 from langchain_core.prompts import BasePromptTemplate
 
 from grounded_rag import Document, GroundedRAGWarning, InputError
-from grounded_rag.config import DEFAULT_SYSTEM_PROMPT
 from grounded_rag.prompts import format_documents
 from grounded_rag.trust import DistanceSpace
 
@@ -64,7 +63,7 @@ class GroundedPromptTemplate(BasePromptTemplate):
     context_key: str = "context"
     score_space: DistanceSpace | None = None
     separator: str = "\n\n"
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = None  # None: the grounded model's own (DecodingConfig.system_prompt)
 
     @property
     def _prompt_type(self) -> str:
@@ -102,7 +101,8 @@ class GroundedPromptTemplate(BasePromptTemplate):
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         payload = {"question": question, "documents": [d.model_dump() for d in docs]}
         user = f"Documents:\n{format_documents(docs)}\n\nQuestion: {question}" if docs else f"Question: {question}"
-        messages = [SystemMessage(content=self.system_prompt), HumanMessage(content=user, additional_kwargs={KEY: payload})]
+        messages: list[BaseMessage] = [SystemMessage(content=self.system_prompt)] if self.system_prompt else []
+        messages.append(HumanMessage(content=user, additional_kwargs={KEY: payload}))
         return GroundedPromptValue(messages=messages, **payload)
 
     def format(self, **kwargs: Any) -> str:
