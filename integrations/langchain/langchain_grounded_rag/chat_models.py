@@ -90,7 +90,7 @@ class ChatGroundedRAG(BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         config = self._config(stop, {k: v for k, v in kwargs.items() if k in DecodingConfig.model_fields})
-        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=self.model or "smollm2-135m-instruct",
+        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
                                  ls_model_type="chat", ls_temperature=config.temperature,
                                  ls_max_tokens=config.max_new_tokens)
         if config.stop:
@@ -104,7 +104,7 @@ class ChatGroundedRAG(BaseChatModel):
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence | None = None) -> int:
         """Tokens of the messages rendered with the model's own chat template."""
         chat = [{"role": _role(m), "content": m.text} for m in messages]
-        return len(self.decoder.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True))
+        return len(self.decoder.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=False))
 
     # ---------------------------------------------------------------- messages -> request
     def _request(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]

@@ -92,7 +92,7 @@ class GroundedRAGLLM(BaseLLM):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         config = self._config(stop, {k: v for k, v in kwargs.items() if k in DecodingConfig.model_fields})
-        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=self.model or "smollm2-135m-instruct",
+        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
                                  ls_model_type="llm", ls_temperature=config.temperature,
                                  ls_max_tokens=config.max_new_tokens)
         if config.stop:

@@ -6,6 +6,7 @@ import warnings
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import HumanMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import ConfigurableField, RunnablePassthrough
@@ -140,6 +141,10 @@ def test_conventions(short_llm, chat):
     tokenizer = short_llm.decoder.tokenizer
     assert short_llm.get_num_tokens(QUESTION) == len(tokenizer.encode(QUESTION, add_special_tokens=False)) > 0
     assert chat.get_num_tokens(QUESTION) > 0
+    rendered = tokenizer.apply_chat_template([{"role": "user", "content": QUESTION}], add_generation_prompt=True,
+                                             tokenize=False)
+    assert chat.get_num_tokens_from_messages([HumanMessage(QUESTION)]) == len(
+        tokenizer(rendered, add_special_tokens=False)["input_ids"]), "the model's own chat template"
     for model, kind in ((short_llm, "llm"), (chat, "chat")):
         params = model._get_ls_params()
         assert params["ls_provider"] == "grounded_rag" and params["ls_model_type"] == kind
