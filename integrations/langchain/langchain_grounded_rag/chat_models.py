@@ -40,7 +40,9 @@ class ChatGroundedRAG(BaseChatModel):
 
     ``temperature``, ``max_tokens`` and ``stop`` (LangChain's standard parameters) override the
     matching ``decoding`` fields when set. ``timeout`` and ``max_retries`` are accepted for
-    interface compatibility; a local model has neither network timeouts nor retries.
+    interface compatibility; a local model has neither network timeouts nor retries. A grounded
+    answer reads the last human message and its documents (earlier turns are not decoded); a
+    SystemMessage replaces ``decoding.system_prompt``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", populate_by_name=True)

@@ -47,7 +47,8 @@ class RowCounter:
         self.handle = model.register_forward_pre_hook(self._hook, with_kwargs=True)
 
     def _hook(self, module, args, kwargs):
-        x = kwargs.get("input_ids") if kwargs.get("input_ids") is not None else kwargs.get("inputs_embeds")
+        x = args[0] if args else kwargs.get("input_ids")
+        x = x if x is not None else kwargs.get("inputs_embeds")
         self.rows.append(x.shape[0])
 
     def peak(self) -> int:
