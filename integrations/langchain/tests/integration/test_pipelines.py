@@ -2,7 +2,6 @@
 packaged embeddings and model. Each must decode grounded, over the retrieved documents and scores."""
 
 import asyncio
-import warnings
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
