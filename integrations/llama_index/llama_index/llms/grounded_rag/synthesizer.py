@@ -1,7 +1,9 @@
 """A response synthesizer that hands each retrieved node's text *and score* to Grounded Decoding.
 
-LlamaIndex's stock synthesizers pass only text chunks to the LLM, so the retriever's scores never
-reach the trust gate; this one keeps them. Node postprocessors run before it as usual.
+The stock synthesizers work too (``GroundedRAG.predict`` finds the retrieved nodes); this one
+takes the nodes straight from the query engine, puts the grounding facts (trust, citations,
+trace summary) in ``Response.metadata``, and lets you declare the score space explicitly. Node
+postprocessors run before it as usual.
 """
 
 from __future__ import annotations
@@ -11,36 +13,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.base.response.schema import RESPONSE_TYPE, Response, StreamingResponse
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent, SynthesizeStartEvent
 from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.response_synthesizers.base import BaseSynthesizer, QueryTextType
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from grounded_rag import DecodingConfig, Document, InputError
-from grounded_rag.trust import DistanceSpace, normalize_scores
+from grounded_rag import DecodingConfig, Document, GenerationResult
+from grounded_rag.trust import DistanceSpace
 
-from .base import GroundedRAG
+from .base import GroundedRAG, ScoreSpace, retriever_space, to_documents  # noqa: F401  (re-export)
+
+dispatcher = get_dispatcher(__name__)
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
 
 def nodes_to_documents(nodes: Sequence[NodeWithScore], space: DistanceSpace) -> tuple[list[Document], list[float] | None]:
-    docs = []
-    for i, n in enumerate(nodes):
-        if not isinstance(n.node, TextNode) or not n.node.get_content(metadata_mode=MetadataMode.NONE).strip():
-            raise InputError(
-                f"node {i + 1} ({type(n.node).__name__}, id {n.node.node_id}) has no text; grounded decoding "
-                "reads text passages only: filter non-text nodes with a node postprocessor"
-            )
-        meta = n.node.metadata or {}
-        title = meta.get("title") or meta.get("file_name")
-        docs.append(Document(text=n.node.get_content(metadata_mode=MetadataMode.NONE), title=title, id=n.node.node_id))
-    raw = [n.score for n in nodes]
-    if all(s is None for s in raw):
-        return docs, None
-    if any(s is None for s in raw):
-        missing = [i + 1 for i, s in enumerate(raw) if s is None]
-        raise InputError(f"nodes {missing} have no score while others do; a retriever must score all nodes or none")
-    return docs, normalize_scores([float(s) for s in raw], space)
+    """Nodes -> grounded_rag Documents and their scores on the trust scale (read in ``space``)."""
+    return to_documents(nodes, None, space)
 
 
 class GroundedSynthesizer(BaseSynthesizer):
@@ -70,13 +61,17 @@ class GroundedSynthesizer(BaseSynthesizer):
     def _update_prompts(self, prompts: PromptDictType) -> None:
         return None
 
+    def _settings(self) -> dict[str, Any]:
+        return self._decoding.model_dump()
+
     # Text-only entry points (no scores available): trust falls back to 1, as documented.
     def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> Any:
-        return self._grounded.decoder.generate(query_str, list(text_chunks), None, self._decoding).text
+        return self._grounded.complete(query_str, documents=list(text_chunks), **self._settings()).text
 
     async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> Any:
         return await asyncio.to_thread(self.get_response, query_str, text_chunks, **kwargs)
 
+    @dispatcher.span
     def synthesize(
         self,
         query: QueryTextType,
@@ -84,33 +79,40 @@ class GroundedSynthesizer(BaseSynthesizer):
         additional_source_nodes: Sequence[NodeWithScore] | None = None,
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
+        dispatcher.event(SynthesizeStartEvent(query=query))
+        response = self._synthesize(query, nodes, additional_source_nodes)
+        dispatcher.event(SynthesizeEndEvent(query=query, response=response))
+        return response
+
+    def _synthesize(self, query: QueryTextType, nodes: list[NodeWithScore], additional: Sequence[NodeWithScore] | None) -> RESPONSE_TYPE:
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
-        sources = list(nodes) + list(additional_source_nodes or [])
+        sources = list(nodes) + list(additional or [])
         if not nodes:
             meta = {"trust": 0.0, "citations": [], "fallback": "no documents retrieved: answer not grounded"}
             return Response(NO_DOCUMENTS_ANSWER, source_nodes=sources, metadata=meta)
         docs, scores = nodes_to_documents(nodes, self._space)
-        decoder = self._grounded.decoder
+        call = {"documents": docs, "scores": scores, **self._settings()}
         if not self._streaming:
-            result = decoder.generate(query_str, docs, scores, self._decoding)
-            return Response(result.text, source_nodes=sources, metadata=self._metadata(result, nodes))
+            out = self._grounded.complete(query_str, **call)  # emits LlamaIndex's LLM completion events
+            return Response(out.text, source_nodes=sources, metadata=self._metadata(out.raw, nodes))
         metadata: dict[str, Any] = {}
-        stream = decoder.stream_with_result(query_str, docs, scores, self._decoding)
+        stream = self._grounded.stream_complete(query_str, **call)
 
         def gen():
-            for piece, result in stream:
-                if result is not None:
-                    metadata.update(self._metadata(result, nodes))
-                if piece:
-                    yield piece
+            for chunk in stream:
+                if chunk.raw is not None:
+                    metadata.update(self._metadata(chunk.raw, nodes))
+                if chunk.delta:
+                    yield chunk.delta
 
         return StreamingResponse(gen(), source_nodes=sources, metadata=metadata)
 
+    @dispatcher.span
     async def asynthesize(self, query: QueryTextType, nodes: list[NodeWithScore], additional_source_nodes=None, **kw: Any) -> RESPONSE_TYPE:
         return await asyncio.to_thread(self.synthesize, query, nodes, additional_source_nodes, **kw)
 
     @staticmethod
-    def _metadata(result, nodes: Sequence[NodeWithScore]) -> dict[str, Any]:
+    def _metadata(result: GenerationResult, nodes: Sequence[NodeWithScore]) -> dict[str, Any]:
         meta = result.metadata()
         meta["cited_node_ids"] = [nodes[k - 1].node.node_id for k in result.citations]
         meta["scores_used"] = [d.score for d in result.documents]

@@ -1,0 +1,176 @@
+"""What the LLM, the chat model and the prompt share: turning LangChain's documents (with their
+scores) into grounded_rag's, checking call keywords, and pre-computing one batched decode."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any
+
+from langchain_core.documents import Document as LCDocument
+from pydantic import ValidationError
+
+from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError
+from grounded_rag.trust import DistanceSpace, normalize_scores
+
+SCORE_KEYS = ("relevance_score", "score")
+CALL_KEYWORDS = {"documents", "scores", "score_space"}
+SPACES = ("l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine")
+
+
+def describe(exc: ValidationError) -> str:
+    """Pydantic's errors as one line: ``field: message; ...``."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+
+
+def check_range(scores: Sequence[float], space: str) -> list[float]:
+    """Relevance on the trust scale is a cosine similarity: outside [-1, 1] the declared space is wrong."""
+    for i, s in enumerate(scores):
+        if not -1.0 - 1e-6 <= s <= 1.0 + 1e-6:
+            raise InputError(
+                f"score {i + 1} is {s:.4g} read as {space!r}, outside the cosine range [-1, 1]; declare the space "
+                f"the scores are in with score_space= (one of {', '.join(SPACES)}) or normalize them first "
+                "with grounded_rag.normalize_scores"
+            )
+    return list(scores)
+
+
+def to_documents(
+    documents: Sequence[Any] | None, scores: Sequence[float] | None, space: DistanceSpace | None = None
+) -> tuple[list[Document], list[float] | None]:
+    """LangChain Documents (score in ``metadata["relevance_score"]``), ``(Document, score)`` tuples
+    from ``similarity_search_with_score``, strings, dicts or grounded_rag Documents -> ours + scores
+    on the trust scale.
+
+    Metadata scores are read as relevance (what :class:`ScoredRetriever` writes) unless ``space``
+    says otherwise; tuple scores are raw store output and need ``space``."""
+    out: list[Document] = []
+    raw: list[float | None] = []
+    tuples = False
+    for i, doc in enumerate(documents or []):
+        score: Any = None
+        if isinstance(doc, tuple) and len(doc) == 2 and isinstance(doc[0], (LCDocument, Document, str)):
+            doc, score = doc
+            tuples = True
+            if not isinstance(score, (int, float)):
+                raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
+        if isinstance(doc, LCDocument):
+            if not doc.page_content.strip():
+                raise InputError(f"document {i + 1} (id {doc.id}) has empty page_content; drop empty documents "
+                                 "before decoding (e.g. filter the retriever's output)")
+            meta = dict(doc.metadata)
+            if score is None:
+                score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
+            out.append(Document(text=doc.page_content, title=meta.get("title") or None,
+                                id=doc.id or meta.get("id") or meta.get("source"), metadata={}))
+        elif isinstance(doc, Document):
+            out.append(doc)
+            score = doc.score if score is None else score
+        elif isinstance(doc, str):
+            if not doc.strip():
+                raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
+            out.append(Document(text=doc))
+        elif isinstance(doc, Mapping):
+            if not str(doc.get("text") or "").strip():
+                raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
+            out.append(Document(**{k: doc[k] for k in ("text", "title", "id", "metadata") if k in doc}))
+            score = doc.get("score")
+        else:
+            raise InputError(
+                f"document {i + 1} is a {type(doc).__name__}; pass LangChain Documents, (Document, score) pairs "
+                "from similarity_search_with_score, or strings"
+            )
+        raw.append(None if score is None else float(score))
+    if scores is not None:
+        return out, [float(s) for s in scores]
+    if all(s is None for s in raw):
+        return out, None
+    if any(s is None for s in raw):
+        missing = [i + 1 for i, s in enumerate(raw) if s is None]
+        raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
+    if tuples and space is None:
+        raise InputError(
+            "(Document, score) pairs carry the vector store's raw scores, whose scale differs by store; declare it "
+            "with score_space= ('l2' for Chroma's default collection, 'cosine', 'ip', or 'relevance' for cosine "
+            "similarities)"
+        )
+    space = space or "relevance"
+    try:
+        normalized = normalize_scores([float(s) for s in raw], space)  # type: ignore[misc]
+    except ValueError as exc:
+        raise InputError(f"{exc}; check score_space=") from None
+    return out, check_range(normalized, space)
+
+
+def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -> str:
+    payload = json.dumps([[d.text, d.title, d.id, d.score] for d in documents] + [list(scores or [])], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def make_config(base: DecodingConfig, stop: Sequence[str] | None, kwargs: Mapping[str, Any],
+                extra_keywords: set[str] = frozenset()) -> DecodingConfig:  # type: ignore[assignment]
+    """The call's DecodingConfig: ``base`` with per-call fields; unknown keywords are refused."""
+    unknown = sorted(set(kwargs) - CALL_KEYWORDS - set(extra_keywords) - set(DecodingConfig.model_fields))
+    if unknown:
+        raise InputError(
+            f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig fields "
+            f"({', '.join(DecodingConfig.model_fields)})"
+        )
+    overrides = {k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs}
+    stops = list(dict.fromkeys([*base.stop, *(stop or []), *(overrides.pop("stop", None) or [])]))
+    try:
+        return DecodingConfig(**{**base.model_dump(), **overrides, "stop": stops})
+    except ValidationError as exc:
+        raise InputError(f"invalid decoding settings: {describe(exc)}") from None
+
+
+# ----------------------------------------------------------------------------- one batched decode
+# ``batch`` pre-computes every input's answer in one ``generate_batch`` and parks the results
+# here; the per-input runs that LangChain then makes (with their callbacks and traces) pick them up.
+_PRECOMPUTED: ContextVar[dict[str, GenerationResult] | None] = ContextVar("grounded_rag_precomputed", default=None)
+
+
+def request_key(question: str, docs: Sequence[Document], scores: Sequence[float] | None, config: DecodingConfig) -> str:
+    return fingerprint(docs, scores) + hashlib.sha256((question + config.model_dump_json()).encode()).hexdigest()
+
+
+def decode(decoder: GroundedDecoder, requests: list[tuple[str, list[Document], list[float] | None]],
+           config: DecodingConfig) -> list[GenerationResult]:
+    """Answers for ``requests``, from a batch's pre-computed results where present, else one batched decode."""
+    ready = _PRECOMPUTED.get() or {}
+    keys = [request_key(q, d, s, config) for q, d, s in requests]
+    todo = [i for i, k in enumerate(keys) if k not in ready]
+    fresh = decoder.generate_batch(
+        [{"question": requests[i][0], "documents": requests[i][1], "scores": requests[i][2]} for i in todo], config
+    ) if todo else []
+    found = dict(zip(todo, fresh))
+    return [found[i] if i in found else ready[k] for i, k in enumerate(keys)]
+
+
+def precompute(decoder: GroundedDecoder, requests: list[tuple[str, list[Document], list[float] | None, DecodingConfig]]
+               ) -> dict[str, GenerationResult]:
+    """Decode all grounded requests of a batch at once (one batched decode per config)."""
+    by_config: dict[str, list[int]] = {}
+    for i, (_, _, _, config) in enumerate(requests):
+        by_config.setdefault(config.model_dump_json(), []).append(i)
+    ready: dict[str, GenerationResult] = dict(_PRECOMPUTED.get() or {})
+    for indices in by_config.values():
+        config = requests[indices[0]][3]
+        results = decoder.generate_batch(
+            [{"question": requests[i][0], "documents": requests[i][1], "scores": requests[i][2]} for i in indices], config
+        )
+        for i, r in zip(indices, results):
+            ready[request_key(requests[i][0], requests[i][1], requests[i][2], config)] = r
+    return ready
+
+
+def use_precomputed(ready: dict[str, GenerationResult] | None) -> Any:
+    """Make ``ready`` visible to this context's decodes; returns the token for :func:`reset_precomputed`."""
+    return None if ready is None else _PRECOMPUTED.set(ready)
+
+
+def reset_precomputed(token: Any) -> None:
+    if token is not None:
+        _PRECOMPUTED.reset(token)

@@ -1,0 +1,168 @@
+"""The pipelines users write from the LangChain docs, with the grounded models: real Chroma,
+packaged embeddings and model. Each must decode grounded, over the retrieved documents and scores."""
+
+import asyncio
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import HumanMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import ConfigurableField, RunnablePassthrough
+from langchain_grounded_rag import ChatGroundedRAG, GroundedPromptTemplate, GroundedRAGLLM, create_grounded_rag_chain
+
+from grounded_rag import GroundedRAGWarning, InputError
+
+from ..conftest import CORPUS, QUESTION
+
+QUESTIONS = [QUESTION, "What is the Colosseum?"]
+
+
+@pytest.fixture(scope="module")
+def chat() -> ChatGroundedRAG:
+    return ChatGroundedRAG(max_tokens=8)
+
+
+@pytest.fixture(scope="module")
+def short_llm() -> GroundedRAGLLM:
+    return GroundedRAGLLM(decoding={"max_new_tokens": 8})
+
+
+class Infos(BaseCallbackHandler):
+    def __init__(self):
+        self.infos = []
+
+    def on_llm_end(self, response, **kwargs):
+        for gens in response.generations:
+            self.infos.append(gens[0].generation_info or getattr(gens[0], "message", None).response_metadata)
+
+
+class RowCounter:
+    """Rows per forward call of the real model (a torch forward pre-hook): a batched decode of n
+    questions runs n times the rows of one."""
+
+    def __init__(self, model):
+        self.rows: list[int] = []
+        self.handle = model.register_forward_pre_hook(self._hook, with_kwargs=True)
+
+    def _hook(self, module, args, kwargs):
+        x = args[0] if args else kwargs.get("input_ids")
+        x = x if x is not None else kwargs.get("inputs_embeds")
+        self.rows.append(x.shape[0])
+
+    def peak(self) -> int:
+        peak, self.rows = max(self.rows), []
+        return peak
+
+
+@pytest.mark.parametrize("kind", ["llm", "chat"])
+def test_tutorial_chain_with_grounded_prompt(kind, short_llm, chat, retriever):
+    model = short_llm if kind == "llm" else chat
+    infos = Infos()
+    chain = {"context": retriever, "question": RunnablePassthrough()} | GroundedPromptTemplate() | model | StrOutputParser()
+    answer = chain.invoke(QUESTION, config={"callbacks": [infos]})
+    assert answer == short_llm.invoke(QUESTION, documents=retriever.invoke(QUESTION))
+    assert infos.infos[0]["trust_source"] == "scores" and 0 < infos.infos[0]["trust"] < 1
+    pieces = list(chain.stream(QUESTION))
+    assert len(pieces) > 2 and "".join(pieces) == answer
+
+
+def test_stuffed_text_is_never_silently_ungrounded(short_llm, chat, retriever):
+    def format_docs(docs):
+        return "\n\n".join(doc.page_content for doc in docs)
+
+    prompt = ChatPromptTemplate.from_template("Answer the question using this context:\n{context}\n\nQuestion: {question}")
+    stuffed = {"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt
+    with pytest.raises(InputError, match="GroundedPromptTemplate"):
+        (stuffed | short_llm | StrOutputParser()).invoke(QUESTION)
+    with pytest.warns(GroundedRAGWarning, match="standard decoding"):
+        answer = (stuffed | chat | StrOutputParser()).invoke(QUESTION)
+    assert answer
+    with pytest.warns(GroundedRAGWarning, match="drop format_docs"):
+        joined = ({"context": retriever | format_docs, "question": RunnablePassthrough()} | GroundedPromptTemplate()
+                  | short_llm).invoke(QUESTION)
+    assert joined == short_llm.invoke(QUESTION, documents=[d.page_content for d in retriever.invoke(QUESTION)])
+
+
+def test_chat_prompt_reaches_the_llm_as_the_question(short_llm):
+    prompt = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{question}")])
+    out = (prompt | short_llm.bind(documents=CORPUS)).invoke({"question": QUESTION})
+    assert out == short_llm.invoke(QUESTION, documents=CORPUS), "a ChatPromptValue must not arrive as 'Human: ...'"
+
+
+@pytest.mark.parametrize("kind", ["llm", "chat"])
+def test_chain_batch_is_one_batched_decode(kind, short_llm, chat, retriever):
+    model = short_llm if kind == "llm" else chat
+    chain = {"context": retriever, "question": RunnablePassthrough()} | GroundedPromptTemplate() | model | StrOutputParser()
+    counter = RowCounter(short_llm.decoder.model)
+    try:
+        one_by_one = []
+        for q in QUESTIONS:
+            one_by_one.append(chain.invoke(q))
+            single = counter.peak()
+        assert chain.batch(QUESTIONS) == one_by_one
+        assert counter.peak() == len(QUESTIONS) * single, "both questions decoded in one batch"
+        assert asyncio.run(chain.abatch(QUESTIONS)) == one_by_one
+        assert counter.peak() == len(QUESTIONS) * single
+    finally:
+        counter.handle.remove()
+
+
+def test_create_grounded_rag_chain_takes_question_or_input_and_batches(chat, short_llm, retriever):
+    chain = create_grounded_rag_chain(retriever, chat)
+    by_question = chain.invoke({"question": QUESTION})
+    by_input = chain.invoke({"input": QUESTION})
+    assert by_question["answer"] == by_input["answer"] == short_llm.invoke(QUESTION, documents=by_input["context"])
+    assert 0 < by_question["trust"] < 1
+    counter = RowCounter(short_llm.decoder.model)
+    try:
+        chain.invoke({"input": QUESTIONS[1]})
+        single = counter.peak()
+        out = chain.batch([{"input": q} for q in QUESTIONS])
+        assert counter.peak() == 2 * single
+    finally:
+        counter.handle.remove()
+    assert out[0]["answer"] == by_input["answer"]
+    with pytest.raises(InputError, match='"question"'):
+        chain.invoke({"query": QUESTION})
+
+
+def test_scored_pairs_need_an_explicit_space(short_llm, store, retriever):
+    pairs = store.similarity_search_with_score(QUESTION, k=3)
+    via_pairs = short_llm.invoke(QUESTION, documents=pairs, score_space="l2")
+    assert via_pairs == short_llm.invoke(QUESTION, documents=retriever.invoke(QUESTION))
+    with pytest.raises(InputError, match="score_space"):
+        short_llm.invoke(QUESTION, documents=pairs)
+    with pytest.raises(InputError, match="outside the cosine range"):
+        short_llm.invoke(QUESTION, documents=[(CORPUS[0], 3.5)], score_space="relevance")
+
+
+def test_conventions(short_llm, chat):
+    tokenizer = short_llm.decoder.tokenizer
+    assert short_llm.get_num_tokens(QUESTION) == len(tokenizer.encode(QUESTION, add_special_tokens=False)) > 0
+    assert chat.get_num_tokens(QUESTION) > 0
+    rendered = tokenizer.apply_chat_template([{"role": "user", "content": QUESTION}], add_generation_prompt=True,
+                                             tokenize=False)
+    assert chat.get_num_tokens_from_messages([HumanMessage(QUESTION)]) == len(
+        tokenizer(rendered, add_special_tokens=False)["input_ids"]), "the model's own chat template"
+    for model, kind in ((short_llm, "llm"), (chat, "chat")):
+        params = model._get_ls_params()
+        assert params["ls_provider"] == "grounded_rag" and params["ls_model_type"] == kind
+        assert params["ls_model_name"] and params["ls_temperature"] == 0.0 and params["ls_max_tokens"] == 8
+    with pytest.raises(InputError, match="unknown keyword"):
+        short_llm.invoke(QUESTION, documents=CORPUS, rho_mx=16)
+    with pytest.raises(InputError, match="rho_mx"):
+        GroundedRAGLLM(decoding={"rho_mx": 16})
+    with pytest.raises(InputError, match="unknown keyword"):
+        chat.invoke(QUESTION, documents=CORPUS, rho_mx=16)
+    with pytest.raises(InputError, match="empty page_content"):
+        short_llm.invoke(QUESTION, documents=[CORPUS[0].model_copy(update={"page_content": " "})])
+    with pytest.raises(NotImplementedError, match="output parser"):
+        chat.with_structured_output(dict)
+
+
+def test_configurable_decoding_fields(short_llm):
+    configurable = short_llm.configurable_fields(decoding=ConfigurableField(id="decoding"))
+    free = short_llm.generate([QUESTION], documents=CORPUS).generations[0][0]
+    cut = configurable.with_config(configurable={"decoding": {"max_new_tokens": 2}}).invoke(QUESTION, documents=CORPUS)
+    assert free.text.startswith(cut) and len(cut) < len(free.text)
