@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	$(PIP) install -q --upgrade pip
 	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e . -e ./integrations/langchain -e ./integrations/llama_index -e '.[test,eval]'
+	$(PIP) install -q -e . -e ./integrations/langchain -e ./integrations/llama_index -e '.[test,eval,serve,ray]'
 	# The packaged models: we want the files only, never their llama.cpp dependencies.
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES) $(GEMMA_PACKAGES)
 	$(PY) -m grounded_rag.cli prepare
