@@ -43,6 +43,9 @@ class Backend(Protocol):
     @property
     def model_name(self) -> str: ...
 
+    @property
+    def stats(self) -> dict[str, int]: ...
+
     async def generate(self, job: Job) -> Outcome: ...
 
     async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]: ...
@@ -115,7 +118,8 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "model": backend.model_name}
+        """Liveness, and how this process has batched so far (per replica under Ray)."""
+        return {"status": "ok", "model": backend.model_name, **backend.stats}
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -129,7 +133,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         job = to_job(req, req.question(), req.system(), base, settings.max_tokens_limit, settings.max_documents)
         if req.stream:
             return await stream_response(req, job, chat=True)
-        return chat_response(await backend.generate(job), backend.model_name, req.trace)
+        return with_headers(chat_response(await backend.generate(job), backend.model_name, req.trace))
 
     @app.post("/v1/completions")
     async def completions(req: CompletionRequest):
@@ -138,7 +142,17 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         job = to_job(req, req.prompt, None, base, settings.max_tokens_limit, settings.max_documents)  # type: ignore[arg-type]
         if req.stream:
             return await stream_response(req, job, chat=False)
-        return completion_response(await backend.generate(job), backend.model_name, req.trace)
+        return with_headers(completion_response(await backend.generate(job), backend.model_name, req.trace))
+
+    def with_headers(body: dict[str, Any]) -> JSONResponse:
+        """The body, and trust and citations as headers too: clients that drop unknown body fields
+        (LangChain's ChatOpenAI) still expose headers (``include_response_headers=True``)."""
+        g = body["grounding"]
+        return JSONResponse(body, headers={
+            "x-grounding-trust": f"{g['trust']:.6f}",
+            "x-grounding-method": g["method"],
+            "x-grounding-citations": ",".join(str(c) for c in g["citations"]),
+        })
 
     async def stream_response(req: GroundedFields, job: Job, chat: bool) -> StreamingResponse:
         """Server-sent events in OpenAI's chunk format, ending with ``data: [DONE]``.

@@ -123,6 +123,7 @@ class ModelWorker:
         self.decoder = decoder
         self.settings = settings
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
+        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0}
 
     @property
     def model_name(self) -> str:
@@ -130,6 +131,9 @@ class ModelWorker:
 
     async def run(self, jobs: Sequence[Job]) -> list[Outcome | Exception]:
         loop = asyncio.get_running_loop()
+        self.stats["batches"] += 1
+        self.stats["batched_requests"] += len(jobs)
+        self.stats["largest_batch"] = max(self.stats["largest_batch"], len(jobs))
         return await loop.run_in_executor(self.executor, run_jobs, self.decoder, list(jobs),
                                           self.settings.max_batch_tokens)
 
@@ -139,6 +143,7 @@ class ModelWorker:
         Returns the prompt's token count and an iterator of (text piece, final outcome or None)."""
         loop = asyncio.get_running_loop()
         handle = StreamHandle()
+        self.stats["streams"] += 1
         put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)  # noqa: E731
         loop.run_in_executor(self.executor, self._stream, job, handle, put)
         kind, value = await handle.events.get()
@@ -195,15 +200,14 @@ class LocalBackend:
         self._pending: deque[tuple[Job, asyncio.Future]] = deque()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
-        self.batches: list[int] = []  # sizes of the batches run, for tests and the load test
 
     @property
     def model_name(self) -> str:
         return self.worker.model_name
 
     @property
-    def context_window(self) -> int:
-        return self.worker.decoder.context_window
+    def stats(self) -> dict[str, int]:
+        return self.worker.stats
 
     async def start(self) -> None:
         self._wake = asyncio.Event()
@@ -243,7 +247,6 @@ class LocalBackend:
                     batch.append((job, fut))
             if not batch:
                 continue
-            self.batches.append(len(batch))
             try:
                 outcomes: list[Any] = await self.worker.run([job for job, _ in batch])
             except Exception as exc:  # noqa: BLE001 - the loop must survive to serve the next batch
