@@ -130,7 +130,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def chat(req: ChatRequest):
         if (bad := check_model(req)) is not None:
             return bad
-        job = to_job(req, req.question(), req.system(), base, settings.max_tokens_limit, settings.max_documents)
+        job = to_job(req, req.question(), req.system(), base, settings)
         if req.stream:
             return await stream_response(req, job, chat=True)
         return with_headers(chat_response(await backend.generate(job), backend.model_name, req.trace))
@@ -139,7 +139,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def completions(req: CompletionRequest):
         if (bad := check_model(req)) is not None:
             return bad
-        job = to_job(req, req.prompt, None, base, settings.max_tokens_limit, settings.max_documents)  # type: ignore[arg-type]
+        job = to_job(req, req.prompt, None, base, settings)  # type: ignore[arg-type]
         if req.stream:
             return await stream_response(req, job, chat=False)
         return with_headers(completion_response(await backend.generate(job), backend.model_name, req.trace))

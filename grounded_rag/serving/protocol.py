@@ -23,9 +23,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
 from ..config import DecodingConfig
-from ..errors import InputError
+from ..errors import ContextWindowError, InputError
 from ..trust import DistanceSpace, normalize_scores
 from ..types import Document, GenerationResult
+from .settings import ServeSettings
 from .worker import Job, Outcome
 
 NO_DOCUMENTS = (
@@ -154,9 +155,10 @@ class CompletionRequest(GroundedFields):
         return super().unsupported()
 
 
-def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig, max_tokens_limit: int,
-           max_documents: int) -> Job:
+def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
+           settings: ServeSettings) -> Job:
     """Validate the grounded part and build the decoder's input; raises InputError with the fix."""
+    max_tokens_limit, max_documents = settings.max_tokens_limit, settings.max_documents
     problem = req.unsupported()
     if problem:
         raise InputError(problem)
@@ -165,6 +167,10 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
     if len(req.documents) > max_documents:
         raise InputError(f"{len(req.documents)} documents exceed this server's limit of {max_documents}; "
                          "send the top-ranked ones")
+    chars = len(question) + sum(len(d if isinstance(d, str) else d.text) for d in req.documents)
+    if chars > settings.max_prompt_chars:  # far past any context window: refuse before the tokenizer sees it
+        raise ContextWindowError(f"the question and documents have {chars} characters, over this server's limit of "
+                                 f"{settings.max_prompt_chars}; send fewer or shorter documents")
     docs = []
     for i, d in enumerate(req.documents):
         text = d if isinstance(d, str) else d.text

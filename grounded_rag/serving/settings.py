@@ -25,3 +25,6 @@ class ServeSettings(BaseModel):
     )
     max_tokens_limit: int = Field(1024, ge=1, description="largest max_tokens a request may ask for")
     max_documents: int = Field(64, ge=1, description="most documents in one request")
+    max_prompt_chars: int = Field(
+        200_000, ge=1000, description="question + documents, in characters: refused (413) before tokenizing"
+    )

@@ -24,7 +24,7 @@ from grounded_rag.trust import normalize_scores
 
 from ..conftest import DOCUMENTS, QUESTION
 
-N = 12  # max_tokens everywhere: small, the suite must stay fast
+N = 8  # max_tokens everywhere: small, the suite must stay fast
 SCORES = [0.82, 0.41, 0.30]
 DOCS = [{"text": t, "id": f"d{i}", "title": f"doc {i}", "score": s} for i, (t, s) in enumerate(zip(DOCUMENTS, SCORES))]
 SETTINGS = dict(batch_window_ms=30, max_batch_size=8, max_tokens_limit=64, max_documents=8)
@@ -140,7 +140,7 @@ def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
     distances = [0.4, 1.1, 1.3]  # Chroma l2 distances
     docs = [{**d, "score": x} for d, x in zip(DOCS, distances)]
     scores = normalize_scores(distances, "l2")
-    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}, {"rho_max": 0.0}):
+    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}):
         want = decoder.generate(QUESTION, [{**d, "score": s} for d, s in zip(DOCS, scores)], max_new_tokens=N,
                                 **decoding)
         r = client.chat.completions.create(
@@ -267,11 +267,19 @@ async def test_concurrent_requests_are_batched_and_equal_one_by_one(server, deco
                 extra_body={"documents": DOCS, "decoding": decoding or {}})
             return r.choices[0].message.content
 
-        got = await asyncio.gather(*[ask(q) for q in questions], ask(questions[0], {"method": "cad"}))
+        async def too_long() -> str:
+            await aclient.chat.completions.create(
+                model=decoder.name, messages=[{"role": "user", "content": QUESTION}], max_tokens=N,
+                extra_body={"documents": [{"text": "lorem ipsum dolor sit amet " * 4000}]})
+            return "not refused"
+
+        *got, refused = await asyncio.gather(*[ask(q) for q in questions], ask(questions[0], {"method": "cad"}),
+                                             too_long(), return_exceptions=True)
     assert list(got) == [*wants, cad], "a request in a batch (any config mix) answers as it does alone"
+    assert isinstance(refused, openai.APIStatusError) and refused.status_code == 413, "refused alone, not the batch"
     after = httpx.get(f"{server}/health").json()
-    assert after["batched_requests"] - before["batched_requests"] == len(questions) + 1
-    assert after["batches"] - before["batches"] < len(questions) + 1, "concurrent requests shared a batch"
+    assert after["batched_requests"] - before["batched_requests"] == len(questions) + 2
+    assert after["batches"] - before["batches"] < len(questions) + 2, "concurrent requests shared a batch"
 
 
 # ----------------------------------------------------------------- bad requests: 4xx with a message, never a 500
@@ -303,6 +311,7 @@ BAD = {
     "too many documents": (dict(documents=["x"] * 9), 400, "limit of 8"),
     "unknown model": (dict(model="gpt-4o"), 404, "is not served here"),
     "oversized prompt": (dict(documents=[{"text": "lorem ipsum dolor sit amet " * 4000}]), 413, "context window"),
+    "huge request": (dict(documents=[{"text": "lorem ipsum " * 30_000}]), 413, "over this server's limit"),
 }
 
 
