@@ -128,6 +128,27 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(ns: argparse.Namespace) -> int:
+    try:
+        from .serving.settings import ServeSettings
+        from .serving.server import serve
+    except ImportError as exc:
+        print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
+              "pip install 'grounded-rag[serve]'", file=sys.stderr)
+        return 2
+    settings = ServeSettings(
+        model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
+        max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,
+    )
+    if ns.ray:
+        from .serving.ray_app import run_on_ray
+
+        run_on_ray(settings, host=ns.host, port=ns.port, address=ns.ray_address, replicas=ns.replicas)
+    else:
+        serve(settings, host=ns.host, port=ns.port, log_level=ns.log_level)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grounded-rag", description="Grounded Decoding for RAG")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -159,6 +180,21 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--store", required=True)
     ingest.add_argument("--chunk-chars", type=int, default=800)
     ingest.set_defaults(func=cmd_ingest)
+
+    srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
+    srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--served-model-name", default=None, help="the name clients pass as `model`")
+    srv.add_argument("--batch-window-ms", type=float, default=15.0, help="how long a request waits for others")
+    srv.add_argument("--max-batch-size", type=int, default=32)
+    srv.add_argument("--max-batch-tokens", type=int, default=65536)
+    srv.add_argument("--max-tokens-limit", type=int, default=1024, help="largest max_tokens a request may ask")
+    srv.add_argument("--log-level", default="info")
+    srv.add_argument("--ray", action="store_true", help="run as a Ray Serve deployment (needs the 'ray' extra)")
+    srv.add_argument("--ray-address", default=None, help="a Ray cluster to join (default: RAY_ADDRESS or local)")
+    srv.add_argument("--replicas", default="auto", help="with --ray: a number, or 'auto' for autoscaling")
+    srv.set_defaults(func=cmd_serve)
 
     ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files")
     ev.add_argument("--data", action="append", required=True)

@@ -1,0 +1,179 @@
+"""A bounded load test on loopback: batched serving against sequential serving, in the same run.
+
+    python -m grounded_rag.serving.loadtest --requests 64 --concurrency 64 --max-tokens 16
+
+Phase 1 serves the requests one at a time (one client, ``max_batch_size=1``): the reference answers
+and the sequential throughput. Phase 2 serves the same requests from ``--concurrency`` clients at
+once through the batching server. It checks that no request is lost and that every batched answer
+equals its one-at-a-time greedy answer, and reports requests/s and tokens/s for both.
+Figures depend on the machine and its load: this is a benchmark, not a test. Wall-clock figures are only
+comparable on an otherwise idle machine; tokens per CPU-second of this process are robust to other load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..decoder import GroundedDecoder
+from .app import create_app
+from .settings import ServeSettings
+from .worker import LocalBackend
+
+FACTS = [
+    ("In this story, the Eiffel Tower was moved to Rome in 2031 and now stands beside the Colosseum.",
+     "Where is the Eiffel Tower located?"),
+    ("The Colosseum is an amphitheatre in the centre of Rome, built of travertine and concrete.",
+     "What is the Colosseum built of?"),
+    ("Paris is the capital and largest city of France, on the river Seine.", "Which river flows through Paris?"),
+    ("The Danube flows through ten countries, more than any other river in the world.",
+     "How many countries does the Danube flow through?"),
+    ("Mount Kilimanjaro in Tanzania is the highest mountain in Africa at 5,895 metres.",
+     "How high is Mount Kilimanjaro?"),
+    ("The library of the town of Brenn was founded in 1823 by the weaver Anna Holt.", "Who founded the Brenn library?"),
+    ("Honey found in Egyptian tombs was still edible after three thousand years.",
+     "How long can honey stay edible?"),
+    ("The Great Barrier Reef lies off the coast of Queensland in north-eastern Australia.",
+     "Where is the Great Barrier Reef?"),
+]
+
+
+def make_requests(n: int) -> list[dict[str, Any]]:
+    """n distinct grounded questions: each with its own passage and two distractors, scored."""
+    out = []
+    for i in range(n):
+        k = i % len(FACTS)
+        variant = i // len(FACTS)
+        doc, question = FACTS[k]
+        others = [FACTS[(k + j + 1 + variant) % len(FACTS)][0] for j in range(2)]
+        docs = [{"text": doc, "id": f"f{k}", "score": round(0.9 - 0.02 * variant, 3)}]
+        docs += [{"text": t, "id": f"x{j}", "score": round(0.35 - 0.05 * j, 3)} for j, t in enumerate(others)]
+        if variant % 2:
+            docs.reverse()
+        out.append({"question": question if variant == 0 else f"{question} (variant {variant})", "documents": docs})
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_server(decoder: GroundedDecoder, settings: ServeSettings) -> Iterator[str]:
+    """The real app under uvicorn on 127.0.0.1 in a thread; yields its base URL."""
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(LocalBackend(decoder, settings), settings), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+
+
+async def _drive(url: str, model: str, requests: list[dict[str, Any]], concurrency: int,
+                 max_tokens: int) -> dict[str, Any]:
+    import httpx
+    import openai
+
+    sem = asyncio.Semaphore(concurrency)
+    answers: list[str | None] = [None] * len(requests)
+    tokens = [0] * len(requests)
+    errors: list[str] = []
+    async with openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=1800) as client:
+        async def one(i: int, req: dict[str, Any]) -> None:
+            async with sem:
+                try:
+                    r = await client.chat.completions.create(
+                        model=model, messages=[{"role": "user", "content": req["question"]}], max_tokens=max_tokens,
+                        temperature=0, extra_body={"documents": req["documents"]})
+                except openai.OpenAIError as exc:
+                    errors.append(f"request {i}: {exc}")
+                    return
+                answers[i] = r.choices[0].message.content
+                tokens[i] = r.usage.completion_tokens
+
+        start, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*[one(i, r) for i, r in enumerate(requests)])
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    health = httpx.get(f"{url}/health").json()
+    return {"answers": answers, "tokens": sum(tokens), "wall_s": wall, "cpu_s": cpu, "errors": errors,
+            "batches": health["batches"], "largest_batch": health["largest_batch"]}
+
+
+def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model: str | None = None,
+        batch_window_ms: float = 15.0, max_batch_size: int = 64) -> dict[str, Any]:
+    decoder = GroundedDecoder.from_pretrained(model)
+    requests = make_requests(n_requests)
+    decoder.generate(requests[0]["question"], requests[0]["documents"], max_new_tokens=2)  # warm-up
+    with running_server(decoder, ServeSettings(max_batch_size=1, batch_window_ms=0)) as url:
+        seq = asyncio.run(_drive(url, decoder.name, requests, 1, max_tokens))
+    with running_server(decoder, ServeSettings(max_batch_size=max_batch_size, batch_window_ms=batch_window_ms)) as url:
+        bat = asyncio.run(_drive(url, decoder.name, requests, concurrency, max_tokens))
+    mismatched = [i for i, (a, b) in enumerate(zip(seq["answers"], bat["answers"])) if a != b]
+    report: dict[str, Any] = {
+        "model": decoder.name,
+        "requests": n_requests,
+        "concurrency": concurrency,
+        "max_tokens": max_tokens,
+        "lost_requests": {"sequential": sum(a is None for a in seq["answers"]),
+                          "batched": sum(a is None for a in bat["answers"])},
+        "errors": seq["errors"] + bat["errors"],
+        "answers_identical_to_one_at_a_time": not mismatched,
+        "mismatched_requests": mismatched,
+    }
+    for name, phase in (("sequential", seq), ("batched", bat)):
+        report[name] = {
+            "wall_s": round(phase["wall_s"], 2),
+            "requests_per_s": round(n_requests / phase["wall_s"], 3),
+            "tokens_per_s": round(phase["tokens"] / phase["wall_s"], 2),
+            "completion_tokens": phase["tokens"],
+            # CPU seconds of this process (server, model thread and clients): robust to other load on the machine
+            "cpu_s": round(phase["cpu_s"], 2),
+            "tokens_per_cpu_s": round(phase["tokens"] / phase["cpu_s"], 2),
+            "batches": phase["batches"],
+            "largest_batch": phase["largest_batch"],
+        }
+    report["speedup_tokens_per_s"] = round(report["batched"]["tokens_per_s"] / report["sequential"]["tokens_per_s"], 2)
+    report["speedup_tokens_per_cpu_s"] = round(
+        report["batched"]["tokens_per_cpu_s"] / report["sequential"]["tokens_per_cpu_s"], 2)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grounded_rag.serving.loadtest", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=64)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--max-tokens", type=int, default=16)
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--batch-window-ms", type=float, default=15.0)
+    parser.add_argument("--max-batch-size", type=int, default=64)
+    ns = parser.parse_args(argv)
+    report = run(ns.requests, ns.concurrency, ns.max_tokens, ns.model, ns.batch_window_ms, ns.max_batch_size)
+    print(json.dumps(report, indent=2))
+    ok = not report["errors"] and report["answers_identical_to_one_at_a_time"] and not any(
+        report["lost_requests"].values())
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""The wire format: OpenAI's chat/completions bodies plus the grounded extension, and the turn of a
+request into a :class:`Job` for the decoder.
+
+The extension lives in the same JSON body (the ``openai`` client sends it with ``extra_body=``):
+
+- ``documents``: the retrieved passages, each a string or ``{"text", "id", "title", "score"}``;
+- ``score_space``: what the scores are (``relevance`` = cosine similarity, the default; or a
+  vector store's distance: ``l2``, ``cosine``, ``ip``, ``exp_l2``, ``exp_cosine``);
+- ``decoding``: any :class:`~grounded_rag.DecodingConfig` field (``method``, ``rho_max``, ``tau_r``,
+  ``gamma``, ``b``, ...);
+- ``trace``: ``true`` to get the per-token trace in the response.
+
+A request without documents is refused (400): grounded decoding needs evidence, and a silent
+ungrounded answer would look grounded to the client.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
+
+from ..config import DecodingConfig
+from ..errors import ContextWindowError, InputError
+from ..trust import DistanceSpace, normalize_scores
+from ..types import Document, GenerationResult
+from .settings import ServeSettings
+from .worker import Job, Outcome
+
+NO_DOCUMENTS = (
+    "no documents were given; grounded decoding answers from retrieved passages: send them in the body as "
+    "\"documents\": [{\"text\": ..., \"score\": ...}] (openai client: extra_body={\"documents\": [...]}; "
+    "LangChain ChatOpenAI: extra_body=...; LlamaIndex OpenAILike: additional_kwargs={\"extra_body\": ...})"
+)
+
+
+class DocumentIn(BaseModel):
+    """One retrieved passage as the client sends it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: StrictStr
+    id: StrictStr | int | None = None
+    title: StrictStr | None = None
+    score: float | None = Field(None, allow_inf_nan=False, description="retriever score in `score_space`")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class GroundedFields(BaseModel):
+    """The grounded extension, common to both endpoints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: StrictStr
+    documents: list[StrictStr | DocumentIn] | None = None
+    score_space: DistanceSpace = "relevance"
+    decoding: dict[str, Any] = Field(default_factory=dict, description="DecodingConfig fields")
+    trace: bool = False
+    # OpenAI sampling fields, mapped onto DecodingConfig
+    max_tokens: int | None = Field(None, ge=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0, le=2)
+    top_p: float | None = Field(None, gt=0, le=1)
+    stop: StrictStr | list[StrictStr] | None = None
+    seed: int | None = None
+    stream: bool = False
+    stream_options: dict[str, Any] | None = None
+    # OpenAI fields accepted only at their neutral value (we cannot honour anything else)
+    n: int = 1
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    logprobs: bool | int | None = None
+    logit_bias: dict[str, float] | None = None
+    user: str | None = None
+
+    def unsupported(self) -> str | None:
+        if self.n != 1:
+            return "n must be 1: the server returns one answer per request"
+        if self.presence_penalty or self.frequency_penalty:
+            return "presence_penalty and frequency_penalty are not supported; leave them at 0"
+        if self.logprobs:
+            return "logprobs are not returned; ask for the grounded per-token trace with \"trace\": true"
+        if self.logit_bias:
+            return "logit_bias is not supported"
+        return None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: StrictStr | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, list):
+            parts = []
+            for part in self.content:
+                if part.get("type") != "text":
+                    raise InputError(f"message content part of type {part.get('type')!r} is not supported; send text")
+                parts.append(str(part.get("text", "")))
+            return "".join(parts)
+        return self.content or ""
+
+
+class ChatRequest(GroundedFields):
+    """``POST /v1/chat/completions``: the question is the last user message; a system message, if
+    any, replaces the default system prompt. Earlier turns are not part of the grounded prompt."""
+
+    messages: list[ChatMessage] = Field(min_length=1)
+    tools: list[Any] | None = None
+    tool_choice: Any = None
+    response_format: dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+
+    def unsupported(self) -> str | None:
+        if self.tools:
+            return "tools are not supported by the grounded server"
+        if self.response_format and self.response_format.get("type") not in (None, "text"):
+            return "response_format other than text is not supported"
+        return super().unsupported()
+
+    def question(self) -> str:
+        users = [m for m in self.messages if m.role == "user"]
+        if not users:
+            raise InputError("messages contain no user message; the last user message is the question")
+        return users[-1].text()
+
+    def system(self) -> str | None:
+        systems = [m.text() for m in self.messages if m.role in ("system", "developer")]
+        return "\n".join(systems) if systems else None
+
+
+class CompletionRequest(GroundedFields):
+    """``POST /v1/completions``: the prompt is the question."""
+
+    prompt: StrictStr | list[StrictStr]
+    echo: bool = False
+    suffix: str | None = None
+    best_of: int | None = None
+
+    @field_validator("prompt")
+    @classmethod
+    def _one_prompt(cls, value: str | list[str]) -> str:
+        if isinstance(value, list):
+            if len(value) != 1:
+                raise ValueError("send one prompt per request (batching happens on the server)")
+            value = value[0]
+        return value
+
+    def unsupported(self) -> str | None:
+        if self.echo or self.suffix or (self.best_of not in (None, 1)):
+            return "echo, suffix and best_of are not supported"
+        return super().unsupported()
+
+
+def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
+           settings: ServeSettings) -> Job:
+    """Validate the grounded part and build the decoder's input; raises InputError with the fix."""
+    max_tokens_limit, max_documents = settings.max_tokens_limit, settings.max_documents
+    problem = req.unsupported()
+    if problem:
+        raise InputError(problem)
+    if not req.documents:
+        raise InputError(NO_DOCUMENTS)
+    if len(req.documents) > max_documents:
+        raise InputError(f"{len(req.documents)} documents exceed this server's limit of {max_documents}; "
+                         "send the top-ranked ones")
+    chars = len(question) + sum(len(d if isinstance(d, str) else d.text) for d in req.documents)
+    if chars > settings.max_prompt_chars:  # far past any context window: refuse before the tokenizer sees it
+        raise ContextWindowError(f"the question and documents have {chars} characters, over this server's limit of "
+                                 f"{settings.max_prompt_chars}; send fewer or shorter documents")
+    docs = []
+    for i, d in enumerate(req.documents):
+        text = d if isinstance(d, str) else d.text
+        if not text.strip():
+            raise InputError(f"documents[{i}] has empty text; drop empty passages before sending")
+        if isinstance(d, str):
+            docs.append(Document(text=d))
+        else:
+            docs.append(Document(text=d.text, id=None if d.id is None else str(d.id), title=d.title, score=d.score,
+                                 metadata=d.metadata))
+    given = [d.score for d in docs]
+    if any(s is not None for s in given):
+        if any(s is None for s in given):
+            missing = [i for i, s in enumerate(given) if s is None]
+            raise InputError(f"documents {missing} have no score while others do; score every document or none")
+        try:
+            scores = normalize_scores([float(s) for s in given], req.score_space)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise InputError(f"{exc} (score_space={req.score_space!r})") from exc
+        docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
+
+    fields = dict(req.decoding)
+    openai_fields = {
+        "max_new_tokens": req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens,
+        "temperature": req.temperature,
+        "top_p": req.top_p,
+        "stop": [req.stop] if isinstance(req.stop, str) else req.stop,
+        "seed": req.seed,
+        "system_prompt": system,
+    }
+    for key, value in openai_fields.items():
+        if value is None:
+            continue
+        if key in fields and fields[key] != value:
+            raise InputError(f"{key} is set twice with different values (OpenAI field and decoding.{key}); set it once")
+        fields[key] = value
+    try:
+        config = DecodingConfig(**{**base.model_dump(), **fields})
+    except ValidationError as exc:
+        raise InputError("bad decoding settings: " + validation_message(exc, prefix="decoding")) from exc
+    if config.max_new_tokens > max_tokens_limit:
+        raise InputError(f"max_tokens={config.max_new_tokens} exceeds this server's limit of {max_tokens_limit}")
+    if not question.strip():
+        raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
+    return Job(question=question, documents=docs, config=config, trace=req.trace)
+
+
+def validation_message(exc: ValidationError, prefix: str = "") -> str:
+    """pydantic's errors as one line a client can act on: ``field.path: what is wrong``."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"] if x != "body")
+        loc = f"{prefix}.{loc}" if prefix and loc else (loc or prefix)
+        parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
+    return "; ".join(parts)
+
+
+# ----------------------------------------------------------------- responses
+def finish_reason(result: GenerationResult) -> str:
+    return "length" if result.finish_reason == "length" else "stop"
+
+
+def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
+    """The grounded facts of one answer: trust, citations, the documents used, and the trace on request."""
+    out = result.metadata()
+    out["grounded"] = result.method != "standard"
+    out["documents"] = [{"id": d.id, "title": d.title, "score": d.score} for d in result.documents]
+    out["dropped_document_ids"] = [d.id for d in result.dropped_documents]
+    if with_trace:
+        out["trace"] = [s.model_dump() for s in result.trace]
+    return out
+
+
+def usage(outcome: Outcome) -> dict[str, int]:
+    completion = len(outcome.result.token_ids)
+    return {"prompt_tokens": outcome.prompt_tokens, "completion_tokens": completion,
+            "total_tokens": outcome.prompt_tokens + completion}
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:24]}"
+
+
+def chat_response(outcome: Outcome, model: str, with_trace: bool) -> dict[str, Any]:
+    r = outcome.result
+    return {
+        "id": new_id("chatcmpl"),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": r.text}, "logprobs": None,
+                     "finish_reason": finish_reason(r)}],
+        "usage": usage(outcome),
+        "grounding": grounding(r, with_trace),
+    }
+
+
+def completion_response(outcome: Outcome, model: str, with_trace: bool) -> dict[str, Any]:
+    r = outcome.result
+    return {
+        "id": new_id("cmpl"),
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "text": r.text, "logprobs": None, "finish_reason": finish_reason(r)}],
+        "usage": usage(outcome),
+        "grounding": grounding(r, with_trace),
+    }

@@ -1,0 +1,22 @@
+"""``grounded-rag serve``: the single-process server (the default)."""
+
+from __future__ import annotations
+
+import uvicorn
+from fastapi import FastAPI
+
+from ..decoder import GroundedDecoder
+from .app import create_app
+from .settings import ServeSettings
+from .worker import LocalBackend
+
+
+def build_app(settings: ServeSettings | None = None, decoder: GroundedDecoder | None = None) -> FastAPI:
+    """Load the model (unless given) and wrap it in the batching backend and the app."""
+    settings = settings or ServeSettings()
+    decoder = decoder or GroundedDecoder.from_pretrained(settings.model)
+    return create_app(LocalBackend(decoder, settings), settings)
+
+
+def serve(settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
+    uvicorn.run(build_app(settings), host=host, port=port, log_level=log_level)

@@ -1,0 +1,260 @@
+"""The model side of the server: one thread owns the model, batches are grouped by config and packed
+under a token budget, and streams are bridged from that thread to the event loop.
+
+Torch runs in a single worker thread so the event loop stays free to accept requests while a batch
+decodes; every call into the decoder (tokenizer included) happens on that thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import DecodingConfig
+from ..decoder import GroundedDecoder
+from ..errors import GroundedRAGWarning, InputError
+from ..methods import get_method
+from ..types import Document, GenerationResult
+from .settings import ServeSettings
+
+
+@dataclass(eq=False)
+class Job:
+    """One request made ready for the decoder."""
+
+    question: str
+    documents: list[Document]
+    config: DecodingConfig
+    trace: bool = False
+
+    @property
+    def key(self) -> str:
+        """Requests decode together only under the same config (one fusion rule, one stop list per batch)."""
+        return self.config.model_dump_json()
+
+
+@dataclass
+class Outcome:
+    result: GenerationResult
+    prompt_tokens: int  # tokens of the full prompt (the reference stream's are not billed)
+
+
+@dataclass
+class _Prepared:
+    index: int
+    cost: int
+    prompt_tokens: int
+
+
+def _prepare(decoder: GroundedDecoder, job: Job) -> _Prepared:
+    """Validate one job and measure it; raises the core's InputError / ContextWindowError."""
+    with warnings.catch_warnings():  # the dropped documents are reported in the response instead
+        warnings.simplefilter("ignore", GroundedRAGWarning)
+        request = decoder.prepare(job.question, job.documents, None, job.config, get_method(job.config.method))
+    cost = sum(len(ids) + job.config.max_new_tokens for ids in request.token_ids)
+    return _Prepared(-1, cost, len(request.token_ids[0]))
+
+
+def pack(items: Sequence[_Prepared], max_batch_tokens: int) -> list[list[_Prepared]]:
+    """Split one config group into batches under the token budget (a job over budget runs alone)."""
+    batches: list[list[_Prepared]] = []
+    current: list[_Prepared] = []
+    used = 0
+    for item in items:
+        if current and used + item.cost > max_batch_tokens:
+            batches.append(current)
+            current, used = [], 0
+        current.append(item)
+        used += item.cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: int) -> list[Outcome | Exception]:
+    """Decode many jobs: each config group in as few ``generate_batch`` calls as the budget allows.
+
+    A job the core refuses gets its own InputError back; the others still run. Runs on the model thread.
+    """
+    out: list[Outcome | Exception | None] = [None] * len(jobs)
+    groups: dict[str, list[_Prepared]] = defaultdict(list)
+    for i, job in enumerate(jobs):
+        try:
+            prepared = _prepare(decoder, job)
+        except InputError as exc:
+            out[i] = exc
+            continue
+        prepared.index = i
+        groups[job.key].append(prepared)
+    for members in groups.values():
+        for batch in pack(members, max_batch_tokens):
+            config = jobs[batch[0].index].config
+            requests = [{"question": jobs[p.index].question, "documents": jobs[p.index].documents} for p in batch]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", GroundedRAGWarning)
+                    results = decoder.generate_batch(requests, config=config)
+            except Exception as exc:  # noqa: BLE001 - handed to each waiting request, not swallowed
+                for p in batch:
+                    out[p.index] = exc
+                continue
+            for p, result in zip(batch, results):
+                out[p.index] = Outcome(result, p.prompt_tokens)
+    return out  # type: ignore[return-value]
+
+
+@dataclass
+class StreamHandle:
+    """A stream decoding on the model thread; ``events`` receives pieces, then the final outcome."""
+
+    events: asyncio.Queue = field(default_factory=asyncio.Queue)
+    cancelled: bool = False
+
+
+class ModelWorker:
+    """Owns the decoder and the one thread that runs it."""
+
+    def __init__(self, decoder: GroundedDecoder, settings: ServeSettings) -> None:
+        self.decoder = decoder
+        self.settings = settings
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
+        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0}
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.served_model_name or self.decoder.name
+
+    async def run(self, jobs: Sequence[Job]) -> list[Outcome | Exception]:
+        loop = asyncio.get_running_loop()
+        self.stats["batches"] += 1
+        self.stats["batched_requests"] += len(jobs)
+        self.stats["largest_batch"] = max(self.stats["largest_batch"], len(jobs))
+        return await loop.run_in_executor(self.executor, run_jobs, self.decoder, list(jobs),
+                                          self.settings.max_batch_tokens)
+
+    async def start_stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
+        """Validate on the model thread (so errors become a 4xx before any byte is sent), then stream.
+
+        Returns the prompt's token count and an iterator of (text piece, final outcome or None)."""
+        loop = asyncio.get_running_loop()
+        handle = StreamHandle()
+        self.stats["streams"] += 1
+        put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)  # noqa: E731
+        loop.run_in_executor(self.executor, self._stream, job, handle, put)
+        kind, value = await handle.events.get()
+        if kind == "error":
+            raise value
+        return value, self._pieces(handle, value)
+
+    def _stream(self, job: Job, handle: StreamHandle, put) -> None:
+        try:
+            prepared = _prepare(self.decoder, job)
+        except Exception as exc:  # noqa: BLE001 - re-raised on the event loop
+            put(("error", exc))
+            return
+        put(("ready", prepared.prompt_tokens))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", GroundedRAGWarning)
+                for piece, result in self.decoder.stream_with_result(job.question, job.documents, None, job.config):
+                    if handle.cancelled:  # the client went away: free the model thread
+                        return
+                    put(("piece", (piece, result)))
+        except Exception as exc:  # noqa: BLE001
+            put(("error", exc))
+
+    @staticmethod
+    async def _pieces(handle: StreamHandle, prompt_tokens: int) -> AsyncIterator[tuple[str, Outcome | None]]:
+        try:
+            while True:
+                kind, value = await handle.events.get()
+                if kind == "error":
+                    raise value
+                piece, result = value
+                yield piece, (Outcome(result, prompt_tokens) if result is not None else None)
+                if result is not None:
+                    return
+        finally:
+            handle.cancelled = True
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+class LocalBackend:
+    """The single-process server's batcher.
+
+    The first waiting request holds the door open for ``batch_window_ms``; everything queued by then
+    (and everything that queued while the previous batch decoded) joins, up to ``max_batch_size``.
+    Streams are decoded one at a time on the same model thread, in arrival order between batches.
+    """
+
+    def __init__(self, decoder: GroundedDecoder, settings: ServeSettings | None = None) -> None:
+        self.settings = settings or ServeSettings()
+        self.worker = ModelWorker(decoder, self.settings)
+        self._pending: deque[tuple[Job, asyncio.Future]] = deque()
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self.worker.model_name
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.worker.stats
+
+    async def start(self) -> None:
+        self._wake = asyncio.Event()
+        self._task = asyncio.create_task(self._loop(), name="grounded-batcher")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for _, fut in self._pending:
+            fut.cancel()
+        self.worker.close()
+
+    async def generate(self, job: Job) -> Outcome:
+        if self._task is None or self._wake is None:
+            raise RuntimeError("the backend is not started (run the app under its lifespan)")
+        fut = asyncio.get_running_loop().create_future()
+        self._pending.append((job, fut))
+        self._wake.set()
+        return await fut
+
+    async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
+        return await self.worker.start_stream(job)
+
+    async def _loop(self) -> None:
+        assert self._wake is not None
+        window = self.settings.batch_window_ms / 1000
+        while True:
+            while not self._pending:
+                self._wake.clear()
+                await self._wake.wait()
+            if len(self._pending) < self.settings.max_batch_size and window > 0:
+                await asyncio.sleep(window)
+            batch: list[tuple[Job, asyncio.Future]] = []
+            while self._pending and len(batch) < self.settings.max_batch_size:
+                job, fut = self._pending.popleft()
+                if not fut.done():  # a client that left before its batch started costs nothing
+                    batch.append((job, fut))
+            if not batch:
+                continue
+            try:
+                outcomes: list[Any] = await self.worker.run([job for job, _ in batch])
+            except Exception as exc:  # noqa: BLE001 - the loop must survive to serve the next batch
+                outcomes = [exc] * len(batch)
+            for (_, fut), outcome in zip(batch, outcomes):
+                if fut.done():
+                    continue
+                if isinstance(outcome, Exception):
+                    fut.set_exception(outcome)
+                else:
+                    fut.set_result(outcome)

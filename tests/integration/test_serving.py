@@ -1,0 +1,339 @@
+"""The OpenAI-compatible server on loopback, driven by the real clients (openai, LangChain's ChatOpenAI,
+LlamaIndex's OpenAILike), in one process (uvicorn) and as a Ray Serve deployment on a local Ray.
+
+Every client test runs against both servers; the answers must equal ``GroundedDecoder.generate``
+in this process, token for token (greedy)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from importlib.util import find_spec
+
+import httpx
+import openai
+import pytest
+
+from grounded_rag import GroundedDecoder
+from grounded_rag.serving import ServeSettings, create_app
+from grounded_rag.serving.worker import LocalBackend
+from grounded_rag.trust import normalize_scores
+
+from ..conftest import DOCUMENTS, QUESTION
+
+N = 8  # max_tokens everywhere: small, the suite must stay fast
+SCORES = [0.82, 0.41, 0.30]
+DOCS = [{"text": t, "id": f"d{i}", "title": f"doc {i}", "score": s} for i, (t, s) in enumerate(zip(DOCUMENTS, SCORES))]
+SETTINGS = dict(batch_window_ms=30, max_batch_size=8, max_tokens_limit=64, max_documents=8)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"server at {url} did not come up within {timeout}s")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module", params=[
+    "local",
+    pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
+                                                 reason="ray is not installed: pip install 'grounded-rag[ray]'")),
+])
+def server(request, decoder: GroundedDecoder):
+    """Base URL of a running server: uvicorn in a thread over the shared decoder, or Ray Serve."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    if request.param == "local":
+        import uvicorn
+
+        app = create_app(LocalBackend(decoder, ServeSettings(**SETTINGS)), ServeSettings(**SETTINGS))
+        srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=srv.run, daemon=True)
+        thread.start()
+        wait_healthy(url)
+        yield url
+        srv.should_exit = True
+        thread.join(timeout=30)
+        return
+    import ray
+    from ray import serve
+
+    from grounded_rag.serving.ray_app import build_app
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        serve.start(http_options={"host": "127.0.0.1", "port": port})
+        serve.run(build_app(SETTINGS, num_replicas=1), name="grounded-rag", route_prefix="/")
+        wait_healthy(url)
+        yield url
+    finally:
+        serve.shutdown()
+        ray.shutdown()
+
+
+@pytest.fixture
+def client(server, decoder) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{server}/v1", api_key="unused", max_retries=0)
+
+
+_EXPECTED: dict[str, object] = {}
+
+
+def expected(decoder: GroundedDecoder, question: str = QUESTION, **overrides):
+    """In-process ``generate``, one question at a time (cached: both servers compare to the same runs)."""
+    key = json.dumps([question, overrides], sort_keys=True)
+    if key not in _EXPECTED:
+        _EXPECTED[key] = decoder.generate(question, DOCS, max_new_tokens=N, **overrides)
+    return _EXPECTED[key]
+
+
+# ----------------------------------------------------------------- openai client
+def test_models_and_health(client, server, decoder):
+    assert [m.id for m in client.models.list()] == [decoder.name]
+    health = httpx.get(f"{server}/health").json()
+    assert health["status"] == "ok" and health["model"] == decoder.name
+
+
+def test_chat_greedy_equals_in_process_generate(client, decoder):
+    want = expected(decoder)
+    r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
+                                       max_tokens=N, extra_body={"documents": DOCS})
+    assert r.choices[0].message.content == want.text
+    assert r.choices[0].finish_reason == ("length" if want.finish_reason == "length" else "stop")
+    assert r.usage.completion_tokens == len(want.token_ids)
+    assert r.usage.prompt_tokens == len(decoder.tokenizer(want.prompts.full, add_special_tokens=False)["input_ids"])
+    g = r.model_extra["grounding"]
+    assert g["grounded"] is True and g["method"] == "grounded" and g["trust_source"] == "scores"
+    assert g["trust"] == pytest.approx(want.trust)
+    assert g["citations"] == want.citations
+    assert [d["id"] for d in g["documents"]] == ["d0", "d1", "d2"]
+    assert [d["score"] for d in g["documents"]] == SCORES
+    assert "trace" not in g, "the per-token trace is sent only on request"
+
+
+def test_trace_on_request_is_the_decoders_trace(client, decoder):
+    want = expected(decoder)
+    r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
+                                       max_tokens=N, extra_body={"documents": DOCS, "trace": True})
+    trace = r.model_extra["grounding"]["trace"]
+    assert [s["token_id"] for s in trace] == [s.token_id for s in want.trace]
+    assert [s["rho"] for s in trace] == pytest.approx([s.rho for s in want.trace], abs=1e-5)
+    assert [s["conflict"] for s in trace] == pytest.approx([s.conflict for s in want.trace], abs=1e-5)
+
+
+def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
+    distances = [0.4, 1.1, 1.3]  # Chroma l2 distances
+    docs = [{**d, "score": x} for d, x in zip(DOCS, distances)]
+    scores = normalize_scores(distances, "l2")
+    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}):
+        want = decoder.generate(QUESTION, [{**d, "score": s} for d, s in zip(DOCS, scores)], max_new_tokens=N,
+                                **decoding)
+        r = client.chat.completions.create(
+            model=decoder.name, messages=[{"role": "user", "content": QUESTION}], max_tokens=N,
+            extra_body={"documents": docs, "score_space": "l2", "decoding": decoding})
+        assert r.choices[0].message.content == want.text, decoding
+        g = r.model_extra["grounding"]
+        assert g["method"] == want.method and g["trust"] == pytest.approx(want.trust)
+        assert [d["score"] for d in g["documents"]] == pytest.approx(scores)
+
+
+def test_documents_as_plain_strings_without_scores(client, decoder):
+    want = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N)
+    r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
+                                       max_tokens=N, extra_body={"documents": DOCUMENTS})
+    assert r.choices[0].message.content == want.text
+    assert r.model_extra["grounding"]["trust_source"] == "no scores: trust fixed to 1"
+
+
+def test_system_message_replaces_the_system_prompt(client, decoder):
+    system = "Answer in one short sentence from the documents."
+    want = expected(decoder, system_prompt=system)
+    r = client.chat.completions.create(
+        model=decoder.name, max_tokens=N, extra_body={"documents": DOCS},
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": "Hi"},
+                  {"role": "assistant", "content": "Hello."}, {"role": "user", "content": QUESTION}])
+    assert r.choices[0].message.content == want.text
+
+
+def test_streaming_chunks_join_to_the_generate_text(client, decoder):
+    want = expected(decoder)
+    stream = client.chat.completions.create(
+        model=decoder.name, messages=[{"role": "user", "content": QUESTION}], max_tokens=N, stream=True,
+        stream_options={"include_usage": True}, extra_body={"documents": DOCS})
+    chunks = list(stream)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == want.text
+    final = [c for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert len(final) == 1 and final[0].model_extra["grounding"]["trust"] == pytest.approx(want.trust)
+    assert chunks[-1].usage.completion_tokens == len(want.token_ids)
+
+
+def test_completions_endpoint_plain_and_streaming(client, decoder):
+    want = expected(decoder)
+    r = client.completions.create(model=decoder.name, prompt=QUESTION, max_tokens=N, extra_body={"documents": DOCS})
+    assert r.choices[0].text == want.text
+    assert r.model_extra["grounding"]["trust"] == pytest.approx(want.trust)
+    pieces = [c.choices[0].text for c in client.completions.create(
+        model=decoder.name, prompt=QUESTION, max_tokens=N, stream=True, extra_body={"documents": DOCS})]
+    assert "".join(pieces) == want.text
+
+
+def test_raw_sse_format_ends_with_done(server, decoder):
+    body = {"model": decoder.name, "messages": [{"role": "user", "content": QUESTION}], "max_tokens": 4,
+            "stream": True, "documents": DOCS}
+    with httpx.stream("POST", f"{server}/v1/chat/completions", json=body, timeout=120) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        lines = [line for line in r.iter_lines() if line]
+    assert all(line.startswith("data: ") for line in lines)
+    assert lines[-1] == "data: [DONE]"
+    assert json.loads(lines[0][6:])["object"] == "chat.completion.chunk"
+
+
+# ----------------------------------------------------------------- framework clients, as their docs write them
+def test_langchain_chat_openai(server, decoder):
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_openai import ChatOpenAI
+
+    llm = ChatOpenAI(model=decoder.name, base_url=f"{server}/v1", api_key="unused", temperature=0, max_tokens=N,
+                     max_retries=0, extra_body={"documents": DOCS}, include_response_headers=True)
+    want = expected(decoder)
+    msg = llm.invoke(QUESTION)
+    assert msg.content == want.text
+    assert float(msg.response_metadata["headers"]["x-grounding-trust"]) == pytest.approx(want.trust, abs=1e-6)
+    assert "".join(chunk.content for chunk in llm.stream(QUESTION)) == want.text
+
+    system = "You answer questions from the documents."
+    prompt = ChatPromptTemplate.from_messages([("system", system), ("human", "{question}")])
+    chain = prompt | llm | StrOutputParser()
+    assert chain.invoke({"question": QUESTION}) == expected(decoder, system_prompt=system).text
+
+
+async def test_langchain_chat_openai_async_batch(server, decoder):
+    from langchain_openai import ChatOpenAI
+
+    llm = ChatOpenAI(model=decoder.name, base_url=f"{server}/v1", api_key="unused", temperature=0, max_tokens=N,
+                     max_retries=0, extra_body={"documents": DOCS})
+    questions = [QUESTION, "What stands beside the Colosseum?", "What is the capital of France?"]
+    wants = [expected(decoder, q).text for q in questions]
+    got = await llm.abatch(questions)
+    assert [m.content for m in got] == wants
+
+
+def test_llamaindex_openai_like(server, decoder):
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai_like import OpenAILike
+
+    want = expected(decoder)
+    llm = OpenAILike(model=decoder.name, api_base=f"{server}/v1", api_key="unused", temperature=0, max_tokens=N,
+                     max_retries=0, context_window=8192, additional_kwargs={"extra_body": {"documents": DOCS}})
+    assert llm.complete(QUESTION).text == want.text  # /v1/completions (is_chat_model=False)
+    assert "".join(r.delta for r in llm.stream_complete(QUESTION)) == want.text
+    chat = OpenAILike(model=decoder.name, api_base=f"{server}/v1", api_key="unused", temperature=0, max_tokens=N,
+                      max_retries=0, is_chat_model=True, context_window=8192,
+                      additional_kwargs={"extra_body": {"documents": DOCS}})
+    reply = chat.chat([ChatMessage(role="user", content=QUESTION)])
+    assert reply.message.content == want.text
+    assert reply.raw.model_extra["grounding"]["trust"] == pytest.approx(want.trust)
+
+
+# ----------------------------------------------------------------- batching
+async def test_concurrent_requests_are_batched_and_equal_one_by_one(server, decoder):
+    questions = [QUESTION, "What stands beside the Colosseum?", "What is the capital of France?",
+                 "When was the Eiffel Tower moved?"]
+    wants = [expected(decoder, q).text for q in questions]
+    cad = expected(decoder, questions[0], method="cad").text
+    before = httpx.get(f"{server}/health").json()
+    async with openai.AsyncOpenAI(base_url=f"{server}/v1", api_key="unused", max_retries=0) as aclient:
+        async def ask(q: str, decoding: dict | None = None) -> str:
+            r = await aclient.chat.completions.create(
+                model=decoder.name, messages=[{"role": "user", "content": q}], max_tokens=N,
+                extra_body={"documents": DOCS, "decoding": decoding or {}})
+            return r.choices[0].message.content
+
+        async def too_long() -> str:
+            await aclient.chat.completions.create(
+                model=decoder.name, messages=[{"role": "user", "content": QUESTION}], max_tokens=N,
+                extra_body={"documents": [{"text": "lorem ipsum dolor sit amet " * 4000}]})
+            return "not refused"
+
+        *got, refused = await asyncio.gather(*[ask(q) for q in questions], ask(questions[0], {"method": "cad"}),
+                                             too_long(), return_exceptions=True)
+    assert list(got) == [*wants, cad], "a request in a batch (any config mix) answers as it does alone"
+    assert isinstance(refused, openai.APIStatusError) and refused.status_code == 413, "refused alone, not the batch"
+    after = httpx.get(f"{server}/health").json()
+    assert after["batched_requests"] - before["batched_requests"] == len(questions) + 2
+    assert after["batches"] - before["batches"] < len(questions) + 2, "concurrent requests shared a batch"
+
+
+# ----------------------------------------------------------------- bad requests: 4xx with a message, never a 500
+def chat_body(decoder, **fields):
+    body = {"model": decoder.name, "messages": [{"role": "user", "content": QUESTION}], "max_tokens": 4,
+            "documents": DOCS}
+    body.update(fields)
+    return {k: v for k, v in body.items() if v is not ...}
+
+
+BAD = {
+    "no documents": (dict(documents=...), 400, "no documents were given"),
+    "empty documents": (dict(documents=[]), 400, "no documents were given"),
+    "empty document text": (dict(documents=[{"text": "  "}]), 400, "documents[0] has empty text"),
+    "documents not a list": (dict(documents="Paris"), 400, "documents"),
+    "score not a number": (dict(documents=[{"text": "a", "score": "high"}]), 400, "score"),
+    "some scores missing": (dict(documents=[{"text": "a", "score": 0.5}, {"text": "b"}]), 400, "no score"),
+    "messages not a list": (dict(messages="hello"), 400, "messages"),
+    "no user message": (dict(messages=[{"role": "system", "content": "x"}]), 400, "no user message"),
+    "unknown method": (dict(decoding={"method": "beam"}), 400, "decoding.method"),
+    "bad setting": (dict(decoding={"rho_max": -1}), 400, "decoding.rho_max"),
+    "unknown setting": (dict(decoding={"rho": 2}), 400, "decoding.rho"),
+    "top_p out of range": (dict(top_p=2), 400, "top_p"),
+    "conflicting settings": (dict(temperature=0.5, decoding={"temperature": 0.0}), 400, "set twice"),
+    "max_tokens over limit": (dict(max_tokens=10_000), 400, "exceeds this server's limit"),
+    "n > 1": (dict(n=2), 400, "n must be 1"),
+    "unknown field": (dict(documentz=DOCS), 400, "documentz"),
+    "unknown score space": (dict(score_space="dot"), 400, "score_space"),
+    "too many documents": (dict(documents=["x"] * 9), 400, "limit of 8"),
+    "unknown model": (dict(model="gpt-4o"), 404, "is not served here"),
+    "oversized prompt": (dict(documents=[{"text": "lorem ipsum dolor sit amet " * 4000}]), 413, "context window"),
+    "huge request": (dict(documents=[{"text": "lorem ipsum " * 30_000}]), 413, "over this server's limit"),
+}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(server, decoder, stream):
+    for name, (fields, status, message) in BAD.items():
+        r = httpx.post(f"{server}/v1/chat/completions", json=chat_body(decoder, stream=stream, **fields), timeout=120)
+        assert r.status_code == status, (name, r.text)
+        err = r.json()["error"]
+        assert message in err["message"], (name, err)
+    r = httpx.post(f"{server}/v1/chat/completions", content=b'{"model": "x", messages: [}',
+                   headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
+    r = httpx.post(f"{server}/v1/completions", json={"model": decoder.name, "prompt": ["a", "b"], "documents": DOCS})
+    assert r.status_code == 400 and "one prompt per request" in r.json()["error"]["message"]
+    ok = httpx.post(f"{server}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+    assert ok.status_code == 200 and ok.json()["choices"][0]["message"]["content"]
+
+
+def test_the_openai_client_raises_its_own_error_with_our_message(client, decoder):
+    with pytest.raises(openai.BadRequestError, match="no documents were given"):
+        client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}])
+    with pytest.raises(openai.NotFoundError, match="is not served here"):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": QUESTION}],
+                                       extra_body={"documents": DOCS})
