@@ -44,7 +44,7 @@ class DecodingConfig(BaseModel):
     # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    method: MethodName = "grounded"
+    method: MethodName = "grounded_pmi"  # the method that won on validation (docs/method-note.md)
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")
@@ -59,7 +59,7 @@ class DecodingConfig(BaseModel):
     knn_k: int = Field(16, ge=1, description="kNN-LM neighbours")
     knn_lambda: float = Field(0.25, ge=0, le=1, description="kNN-LM interpolation weight of p_kNN")
     knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
-    pmi_alpha: float = Field(2.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
+    pmi_alpha: float = Field(4.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
     pmi_beta: float = Field(1.0, ge=0, description="grounded_pmi: weight of the question term PMI(y; x | D)")
     plausibility: float = Field(
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"

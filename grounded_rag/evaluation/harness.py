@@ -88,7 +88,7 @@ class Checkpoint:
 def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
     """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text."""
     return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
-                          answer_prefix=ANSWER_PREFIX if short_answer else "",
+                          answer_prefix=ANSWER_PREFIX if short_answer else "", score_space="raw",
                           b=0.5, gamma=10.0, **params)
 
 
