@@ -17,6 +17,9 @@ from grounded_rag.trust import DistanceSpace, normalize_scores
 
 SCORE_KEYS = ("relevance_score", "score")
 CALL_KEYWORDS = {"documents", "scores", "score_space"}
+# DecodingConfig fields a call may override; ``score_space`` there is the wrapper's distance space (the
+# scores are normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
+DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
 SPACES = ("l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine")
 
 
@@ -118,7 +121,7 @@ def make_config(base: DecodingConfig, stop: Sequence[str] | None, kwargs: Mappin
             f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig fields "
             f"({', '.join(DecodingConfig.model_fields)})"
         )
-    overrides = {k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs}
+    overrides = {k: kwargs[k] for k in DECODING_FIELDS if k in kwargs}
     stops = list(dict.fromkeys([*base.stop, *(stop or []), *(overrides.pop("stop", None) or [])]))
     try:
         return DecodingConfig(**{**base.model_dump(), **overrides, "stop": stops})

@@ -24,7 +24,16 @@ from pydantic import ConfigDict, Field, ValidationError
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
 from grounded_rag.trust import DistanceSpace
 
-from ._common import decode, describe, make_config, precompute, reset_precomputed, to_documents, use_precomputed
+from ._common import (
+    DECODING_FIELDS,
+    decode,
+    describe,
+    make_config,
+    precompute,
+    reset_precomputed,
+    to_documents,
+    use_precomputed,
+)
 from .llms import NO_DOCUMENTS
 from .prompts import grounded_payload
 
@@ -91,7 +100,7 @@ class ChatGroundedRAG(BaseChatModel):
         return config.model_copy(update={"system_prompt": system}) if system else config
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        config = self._config(stop, {k: v for k, v in kwargs.items() if k in DecodingConfig.model_fields})
+        config = self._config(stop, {k: v for k, v in kwargs.items() if k in DECODING_FIELDS})
         params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
                                  ls_model_type="chat", ls_temperature=config.temperature,
                                  ls_max_tokens=config.max_new_tokens)

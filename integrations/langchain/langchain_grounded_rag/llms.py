@@ -22,7 +22,7 @@ from pydantic import ConfigDict, Field, ValidationError
 from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError, load_shared
 from grounded_rag.trust import DistanceSpace
 
-from ._common import SCORE_KEYS, decode, describe, fingerprint, make_config, to_documents  # noqa: F401
+from ._common import DECODING_FIELDS, SCORE_KEYS, decode, describe, fingerprint, make_config, to_documents  # noqa: F401
 from .prompts import grounded_payload
 
 PER_PROMPT = "_grounded_per_prompt"  # internal keyword: one (documents, scores) per prompt
@@ -91,7 +91,7 @@ class GroundedRAGLLM(BaseLLM):
         return params
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        config = self._config(stop, {k: v for k, v in kwargs.items() if k in DecodingConfig.model_fields})
+        config = self._config(stop, {k: v for k, v in kwargs.items() if k in DECODING_FIELDS})
         params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
                                  ls_model_type="llm", ls_temperature=config.temperature,
                                  ls_max_tokens=config.max_new_tokens)

@@ -44,6 +44,9 @@ dispatcher = get_dispatcher(__name__)
 
 ScoreSpace = DistanceSpace | Literal["auto"]
 CALL_KEYWORDS = {"documents", "scores", "score_space", "formatted"}
+# DecodingConfig fields a call may override; ``score_space`` there is the node scores' distance space (they are
+# normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
+DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
 
 
 class PipelineError(GroundedRAGError, RuntimeError):
@@ -251,7 +254,7 @@ class GroundedRAG(CustomLLM):
                 f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig "
                 f"fields ({', '.join(DecodingConfig.model_fields)})"
             )
-        overrides = {k: kwargs[k] for k in DecodingConfig.model_fields if k in kwargs}
+        overrides = {k: kwargs[k] for k in DECODING_FIELDS if k in kwargs}
         if not overrides:
             return self.decoding
         try:
