@@ -177,3 +177,13 @@ def use_precomputed(ready: dict[str, GenerationResult] | None) -> Any:
 def reset_precomputed(token: Any) -> None:
     if token is not None:
         _PRECOMPUTED.reset(token)
+
+
+def ls_params(model: str | None, model_type: str, config: DecodingConfig) -> dict[str, Any]:
+    """LangSmith's standard params for a call decoded with ``config`` (shared by the LLM and the chat model)."""
+    params: dict[str, Any] = {"ls_provider": "grounded_rag", "ls_model_name": model or "smollm2-135m-instruct",
+                              "ls_model_type": model_type, "ls_temperature": config.temperature,
+                              "ls_max_tokens": config.max_new_tokens}
+    if config.stop:
+        params["ls_stop"] = config.stop
+    return params

@@ -27,6 +27,7 @@ from grounded_rag.trust import DistanceSpace
 from ._common import (
     DECODING_FIELDS,
     decode,
+    ls_params,
     describe,
     make_config,
     precompute,
@@ -101,12 +102,7 @@ class ChatGroundedRAG(BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         config = self._config(stop, {k: v for k, v in kwargs.items() if k in DECODING_FIELDS})
-        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
-                                 ls_model_type="chat", ls_temperature=config.temperature,
-                                 ls_max_tokens=config.max_new_tokens)
-        if config.stop:
-            params["ls_stop"] = config.stop
-        return params
+        return LangSmithParams(**ls_params(kwargs.get("model") or self.model, "chat", config))
 
     def get_token_ids(self, text: str) -> list[int]:
         """The model's own tokenizer (offline), not LangChain's GPT-2 fallback."""

@@ -22,7 +22,16 @@ from pydantic import ConfigDict, Field, ValidationError
 from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError, load_shared
 from grounded_rag.trust import DistanceSpace
 
-from ._common import DECODING_FIELDS, SCORE_KEYS, decode, describe, fingerprint, make_config, to_documents  # noqa: F401
+from ._common import (  # noqa: F401
+    DECODING_FIELDS,
+    SCORE_KEYS,
+    decode,
+    describe,
+    fingerprint,
+    ls_params,
+    make_config,
+    to_documents,
+)
 from .prompts import grounded_payload
 
 PER_PROMPT = "_grounded_per_prompt"  # internal keyword: one (documents, scores) per prompt
@@ -92,12 +101,7 @@ class GroundedRAGLLM(BaseLLM):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         config = self._config(stop, {k: v for k, v in kwargs.items() if k in DECODING_FIELDS})
-        params = LangSmithParams(ls_provider="grounded_rag", ls_model_name=kwargs.get("model") or self.model or "smollm2-135m-instruct",
-                                 ls_model_type="llm", ls_temperature=config.temperature,
-                                 ls_max_tokens=config.max_new_tokens)
-        if config.stop:
-            params["ls_stop"] = config.stop
-        return params
+        return LangSmithParams(**ls_params(kwargs.get("model") or self.model, "llm", config))
 
     def get_token_ids(self, text: str) -> list[int]:
         """The model's own tokenizer (offline), not LangChain's GPT-2 fallback."""
