@@ -140,7 +140,7 @@ def test_stream_yields_the_generate_text(decoder):
 
 
 def test_trace_and_result_fields(decoder):
-    r = decoder.generate(QUESTION, DOCUMENTS, scores=[0.9, 0.2, 0.1], max_new_tokens=N, gamma=10, b=0.5)
+    r = decoder.generate(QUESTION, DOCUMENTS, scores=[0.9, 0.2, 0.1], max_new_tokens=N, gamma=10, b=0.5, method="grounded")
     assert r.trust_source == "scores" and 0.5 < r.trust < 1
     for s in r.trace:
         assert 0 <= s.conflict <= 1
