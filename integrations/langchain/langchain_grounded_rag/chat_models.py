@@ -62,6 +62,7 @@ class ChatGroundedRAG(BaseChatModel):
     score_space: DistanceSpace | None = Field(None, description="scale of (Document, score) pairs' scores")
     temperature: float | None = None
     max_tokens: int | None = Field(None, alias="max_new_tokens")
+    streaming: bool = Field(False, description="invoke() streams internally (LangChain core reads this field)")
     stop: list[str] | None = Field(None, alias="stop_sequences")
     timeout: float | None = None
     max_retries: int | None = None
