@@ -44,7 +44,10 @@ class DecodingConfig(BaseModel):
     # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    method: MethodName = "grounded_pmi"  # the method that won on validation (docs/method-note.md)
+    # grounded_pmi won on NQ-Swap validation and the distractor cases (docs/method-note.md), but it amplifies
+    # instructions written inside a document (the injection test answers "BANANA" with it), so it is not the
+    # default until that is solved.
+    method: MethodName = "grounded"
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")
