@@ -87,9 +87,10 @@ def logp(rows: int, vocab: int, seed: int, scale: float, masked: float) -> torch
 
 # Contrastive rules divide by the reference: a token the reference rules out (-inf) gets +inf and the
 # normalization turns the row into NaN. fusion.py promises -inf entries are handled; these do not yet.
-RULES_OUT_BREAKS = {"cad", "adacad", "coiecd", "dola"}
-# CoCoA contrasts too once its lambda_t exceeds 1 (not at the defaults of the case below), with the same result.
-MASK_SENSITIVE = RULES_OUT_BREAKS | {"cocoa"}
+RULES_OUT_BREAKS = {"cad", "adacad", "dola"}
+# COIECD (only where its typical-zone switch picks the contrast) and CoCoA (once its lambda_t exceeds 1) break the
+# same way on fuzzed inputs, but not on the fixed case below.
+MASK_SENSITIVE = RULES_OUT_BREAKS | {"coiecd", "cocoa"}
 
 fusion_configs = st.builds(
     lambda rho, tau, beta, ca, ce, lam, ra, da, kl, pa, pb, kappa: DecodingConfig(

@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from pydantic import ValidationError
+from grounded_rag.errors import InputError
 
 from grounded_rag import (
     DecodingConfig,
@@ -76,14 +76,14 @@ def test_normalize_scores_maps_each_distance_space_to_cosine():
     ],
 )
 def test_config_rejects_bad_values_naming_the_field(field, value, fragment):
-    with pytest.raises(ValidationError) as err:
+    with pytest.raises(InputError) as err:
         DecodingConfig(**{field: value})
     assert fragment in str(err.value)
 
 
 def test_config_accepts_infinite_rho_and_forbids_typos():
     assert DecodingConfig(rho_max=float("inf")).rho_max == float("inf")
-    with pytest.raises(ValidationError, match="rho_mx"):
+    with pytest.raises(InputError, match="rho_mx"):
         DecodingConfig(rho_mx=1.0)
 
 
