@@ -155,6 +155,14 @@ def dola_premature(lp_final: torch.Tensor, lp_layers: torch.Tensor) -> tuple[tor
     return lp_layers[torch.arange(lp_layers.shape[0]), best], js.max(dim=1).values
 
 
+def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
+    """Tokens the full stream finds plausible: p_full(y) >= kappa * max p_full (Li et al. 2023's
+    adaptive plausibility constraint). A contrast may re-rank these, never promote the rest."""
+    if kappa <= 0:
+        return torch.ones_like(lp_full, dtype=torch.bool)
+    return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)
+
+
 def _dola(lp_final, lp_layers, trust, config):
     """DoLa (Chuang et al. 2024): log p_final - log p_premature over the plausible head, natively.
 
@@ -165,7 +173,7 @@ def _dola(lp_final, lp_layers, trust, config):
     repetition penalty is left out so every method shares the same sampling and stopping.
     """
     lp_premature, js = dola_premature(lp_final, lp_layers)
-    head = lp_final >= lp_final.max(dim=-1, keepdim=True).values + math.log(config.dola_alpha)
+    head = plausible_head(lp_final, config.dola_alpha)
     scores = torch.where(head, lp_final - lp_premature, torch.full_like(lp_final, -math.inf))
     zeros = torch.zeros_like(js)
     return StepFusion(torch.log_softmax(scores, dim=-1), js / math.log(2.0), zeros, zeros, lp_premature)
@@ -200,14 +208,6 @@ def _knnlm(lp_lm, lp_knn, trust, config):
 RET: tuple[Reference, ...] = ("retrieval",)
 QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
-
-def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
-    """Tokens the full stream finds plausible: p_full(y) >= kappa * max p_full (Li et al. 2023's
-    adaptive plausibility constraint). A contrast may re-rank these, never promote the rest."""
-    if kappa <= 0:
-        return torch.ones_like(lp_full, dtype=torch.bool)
-    return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)
-
 
 def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True):
     """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
