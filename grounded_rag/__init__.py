@@ -2,7 +2,7 @@
 
 from .config import DecodingConfig
 from .decoder import GroundedDecoder, load_shared
-from .errors import ContextWindowError, GroundedRAGError, GroundedRAGWarning, InputError, ModelLoadError
+from .errors import ConfigError, ContextWindowError, GroundedRAGError, GroundedRAGWarning, InputError, ModelLoadError
 from .methods import METHODS
 from .trust import calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust
 from .types import Document, GenerationResult, TraceStep
@@ -16,6 +16,7 @@ __all__ = [
     "GroundedDecoder",
     "GroundedRAGError",
     "GroundedRAGWarning",
+    "ConfigError",
     "InputError",
     "ModelLoadError",
     "TraceStep",

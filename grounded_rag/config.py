@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from .errors import InputError
+from .errors import ConfigError
 
 MethodName = Literal[
     "grounded",
@@ -96,20 +96,20 @@ class DecodingConfig(BaseModel):
             try:
                 super().__init__(**data)
             except ValidationError as exc:
-                raise InputError(explain(exc)) from None
+                raise ConfigError(explain(exc), exc) from None
 
         def __setattr__(self, name: str, value: Any) -> None:
             try:
                 super().__setattr__(name, value)
             except ValidationError as exc:
-                raise InputError(explain(exc)) from None
+                raise ConfigError(explain(exc), exc) from None
 
         @classmethod
         def model_validate(cls, obj: Any, **kwargs: Any) -> DecodingConfig:
             try:
                 return super().model_validate(obj, **kwargs)
             except ValidationError as exc:
-                raise InputError(explain(exc)) from None
+                raise ConfigError(explain(exc), exc) from None
 
     @field_validator("system_prompt", "answer_prefix")
     @classmethod
@@ -151,16 +151,18 @@ def unicode_text(value: str, what: str) -> str:
     return value
 
 
-def explain(exc: ValidationError) -> str:
-    """One line per bad field: what was given, what is allowed, and the field's meaning."""
+def explain(exc: ValidationError, prefix: str = "") -> str:
+    """One line per bad field: what was given, what is allowed, and the field's meaning.
+    ``prefix`` names where the settings came from (``decoding`` in a server request)."""
     fields = DecodingConfig.model_fields
     lines = []
     for err in exc.errors(include_url=False):
         name = ".".join(str(p) for p in err["loc"]) or "config"
+        shown = f"{prefix}.{name}" if prefix else name
         if err["type"] == "extra_forbidden":
-            lines.append(f"unknown setting {name!r}; valid settings: {', '.join(fields)}")
+            lines.append(f"unknown setting {shown!r}; valid settings: {', '.join(fields)}")
             continue
         message = err["msg"].removeprefix("Value error, ")
         hint = fields[name].description if name in fields and fields[name].description else ""
-        lines.append(f"{name}={err['input']!r}: {message}" + (f" ({name}: {hint})" if hint else ""))
-    return "invalid DecodingConfig: " + "; ".join(lines)
+        lines.append(f"{shown}={err['input']!r}: {message}" + (f" ({name}: {hint})" if hint else ""))
+    return ("bad decoding settings: " if prefix else "invalid DecodingConfig: ") + "; ".join(lines)

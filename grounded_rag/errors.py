@@ -9,6 +9,15 @@ class InputError(GroundedRAGError, ValueError):
     """A question, document, score or setting the decoder cannot use."""
 
 
+class ConfigError(InputError):
+    """A decoding setting is invalid. ``validation`` keeps pydantic's error so a caller that
+    received the settings under another name (a server's ``decoding`` object) can re-explain them."""
+
+    def __init__(self, message: str, validation: Exception | None = None) -> None:
+        super().__init__(message)
+        self.validation = validation
+
+
 class ContextWindowError(InputError):
     """The prompt does not fit the model's context window under the configured policy."""
 

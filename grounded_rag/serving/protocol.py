@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
-from ..config import DecodingConfig
-from ..errors import ContextWindowError, InputError
+from ..config import DecodingConfig, explain
+from ..errors import ConfigError, ContextWindowError, InputError
 from ..trust import DistanceSpace, normalize_scores
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
@@ -209,8 +209,8 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
         fields[key] = value
     try:
         config = DecodingConfig(**{**base.model_dump(), **fields})
-    except ValidationError as exc:
-        raise InputError("bad decoding settings: " + validation_message(exc, prefix="decoding")) from exc
+    except ConfigError as exc:  # name the fields as the client sent them: decoding.<setting>
+        raise InputError(explain(exc.validation, prefix="decoding") if exc.validation else str(exc)) from None
     if config.max_new_tokens > max_tokens_limit:
         raise InputError(f"max_tokens={config.max_new_tokens} exceeds this server's limit of {max_tokens_limit}")
     if not question.strip():

@@ -226,7 +226,8 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     assert set(nq["methods"]["cad"]["diffs_vs_standard"]) >= {"em", "f1", "substring", "evidence_support"}
     assert nq["methods"]["standard"]["diffs_vs_standard"]["f1"] == [0.0, 0.0, 0.0]
     ex = mt_test[0]  # the standard continuation is transformers' greedy continuation of the same turn
-    req = decoder.prepare(ex.question, ex.documents, None, base_config("standard", {}, MEMOTRAP_NEW_TOKENS), get_method("standard"))
+    req = decoder.prepare(ex.question, ex.documents, None, base_config("standard", {}, MEMOTRAP_NEW_TOKENS, short_answer=False),
+                          get_method("standard"))
     ids = torch.tensor([req.token_ids[0] + encode(decoder.tokenizer, ex.question)])
     hf = decoder.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=MEMOTRAP_NEW_TOKENS, do_sample=False,
                                 pad_token_id=decoder.pad_id, eos_token_id=sorted(decoder.eos_ids))[0, ids.shape[1]:]
