@@ -22,6 +22,7 @@ from .protocol import (
     ChatRequest,
     CompletionRequest,
     GroundedFields,
+    TokenizeRequest,
     chat_response,
     completion_response,
     finish_reason,
@@ -32,19 +33,16 @@ from .protocol import (
     validation_message,
 )
 from .settings import ServeSettings
-from .worker import Job, Outcome
+from .worker import Job, ModelWorker, Outcome
 
 log = logging.getLogger("grounded_rag.serving")
 
 
 class Backend(Protocol):
-    """What the routes need from the model side."""
+    """What the routes need from the model side: its worker (model name, counters, tokenizer),
+    and how a job is decoded (batched in-process, or by Ray Serve's ``@serve.batch``)."""
 
-    @property
-    def model_name(self) -> str: ...
-
-    @property
-    def stats(self) -> dict[str, int]: ...
+    worker: ModelWorker
 
     async def generate(self, job: Job) -> Outcome: ...
 
@@ -110,8 +108,8 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         return error(500, f"internal server error: {type(exc).__name__}: {exc}", kind="server_error")
 
     def check_model(req: GroundedFields) -> JSONResponse | None:
-        if req.model != backend.model_name:
-            return error(404, f"model {req.model!r} is not served here; use model={backend.model_name!r} "
+        if req.model != backend.worker.model_name:
+            return error(404, f"model {req.model!r} is not served here; use model={backend.worker.model_name!r} "
                               "(GET /v1/models lists it)", kind="not_found_error", param="model",
                          code="model_not_found")
         return None
@@ -119,12 +117,21 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     @app.get("/health")
     async def health() -> dict[str, Any]:
         """Liveness, and how this process has batched so far (per replica under Ray)."""
-        return {"status": "ok", "model": backend.model_name, **backend.stats}
+        return {"status": "ok", "model": backend.worker.model_name, **backend.worker.stats}
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": backend.model_name, "object": "model", "created": 0,
-                                            "owned_by": "grounded-rag"}]}
+        return {"object": "list", "data": [{"id": backend.worker.model_name, "object": "model", "created": 0,
+                                            "owned_by": "grounded-rag",
+                                            "max_model_len": backend.worker.decoder.context_window}]}
+
+    @app.post("/tokenize")
+    async def tokenize(req: TokenizeRequest) -> dict[str, Any]:
+        """vLLM's ``/tokenize``: the served model's own token ids, for clients that count tokens."""
+        if (bad := check_model(req)) is not None:
+            return bad  # type: ignore[return-value]
+        tokens = await backend.worker.tokenize(req.prompt, req.add_special_tokens)
+        return {"tokens": tokens, "count": len(tokens), "max_model_len": backend.worker.decoder.context_window}
 
     @app.post("/v1/chat/completions")
     async def chat(req: ChatRequest):
@@ -133,7 +140,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         job = to_job(req, req.question(), req.system(), base, settings)
         if req.stream:
             return await stream_response(req, job, chat=True)
-        return with_headers(chat_response(await backend.generate(job), backend.model_name, req.trace))
+        return with_headers(chat_response(await backend.generate(job), backend.worker.model_name, req.trace))
 
     @app.post("/v1/completions")
     async def completions(req: CompletionRequest):
@@ -142,7 +149,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         job = to_job(req, req.prompt, None, base, settings)  # type: ignore[arg-type]
         if req.stream:
             return await stream_response(req, job, chat=False)
-        return with_headers(completion_response(await backend.generate(job), backend.model_name, req.trace))
+        return with_headers(completion_response(await backend.generate(job), backend.worker.model_name, req.trace))
 
     def with_headers(body: dict[str, Any]) -> JSONResponse:
         """The body, and trust and citations as headers too: clients that drop unknown body fields
@@ -161,7 +168,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         The last content chunk carries ``finish_reason`` and ``grounding``; a usage chunk follows when
         ``stream_options.include_usage`` is set."""
         prompt_tokens, pieces = await backend.stream(job)
-        rid, created, model = new_id("chatcmpl" if chat else "cmpl"), int(time.time()), backend.model_name
+        rid, created, model = new_id("chatcmpl" if chat else "cmpl"), int(time.time()), backend.worker.model_name
         include_usage = bool((req.stream_options or {}).get("include_usage"))
 
         def chunk(text: str | None, finish: str | None = None, extra: dict[str, Any] | None = None,

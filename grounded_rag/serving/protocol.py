@@ -132,6 +132,16 @@ class ChatRequest(GroundedFields):
         return "\n".join(systems) if systems else None
 
 
+class TokenizeRequest(BaseModel):
+    """``POST /tokenize`` (vLLM's shape): count tokens with the served model's tokenizer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: StrictStr
+    prompt: StrictStr
+    add_special_tokens: bool = True
+
+
 class CompletionRequest(GroundedFields):
     """``POST /v1/completions``: the prompt is the question."""
 
@@ -234,13 +244,18 @@ def finish_reason(result: GenerationResult) -> str:
 
 
 def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
-    """The grounded facts of one answer: trust, citations, the documents used, and the trace on request."""
+    """The grounded facts of one answer: trust, citations, the documents used, and on request the
+    audit: per-token trace, token ids, the rendered prompts and the documents' text (enough for
+    :class:`~grounded_rag.serving.client.GroundedClient` to rebuild the whole result)."""
     out = result.metadata()
     out["grounded"] = result.method != "standard"
-    out["documents"] = [{"id": d.id, "title": d.title, "score": d.score} for d in result.documents]
+    fields = {"id", "title", "score"} | ({"text"} if with_trace else set())
+    out["documents"] = [d.model_dump(include=fields) for d in result.documents]
     out["dropped_document_ids"] = [d.id for d in result.dropped_documents]
     if with_trace:
         out["trace"] = [s.model_dump() for s in result.trace]
+        out["token_ids"] = result.token_ids
+        out["prompts"] = result.prompts.model_dump()
     return out
 
 

@@ -54,14 +54,6 @@ class GroundedDeployment:
         self._decode_batch.set_max_batch_size(self.settings.max_batch_size)
         self._decode_batch.set_batch_wait_timeout_s(self.settings.batch_window_ms / 1000)
 
-    @property
-    def model_name(self) -> str:
-        return self.worker.model_name
-
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.worker.stats
-
     @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.015)
     async def _decode_batch(self, jobs: list[Job]) -> list[Outcome | Exception]:
         # A refused job comes back as its exception (raised in `generate`), so it fails alone.

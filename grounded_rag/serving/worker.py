@@ -137,6 +137,12 @@ class ModelWorker:
         return await loop.run_in_executor(self.executor, run_jobs, self.decoder, list(jobs),
                                           self.settings.max_batch_tokens)
 
+    async def tokenize(self, text: str, add_special_tokens: bool) -> list[int]:
+        """The served model's token ids, on the model thread like every other tokenizer call."""
+        tokenizer = self.decoder.tokenizer
+        return await asyncio.get_running_loop().run_in_executor(
+            self.executor, lambda: tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"])
+
     async def start_stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
         """Validate on the model thread (so errors become a 4xx before any byte is sent), then stream.
 
@@ -200,14 +206,6 @@ class LocalBackend:
         self._pending: deque[tuple[Job, asyncio.Future]] = deque()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
-
-    @property
-    def model_name(self) -> str:
-        return self.worker.model_name
-
-    @property
-    def stats(self) -> dict[str, int]:
-        return self.worker.stats
 
     async def start(self) -> None:
         self._wake = asyncio.Event()

@@ -107,6 +107,12 @@ def test_models_and_health(client, server, decoder):
     assert [m.id for m in client.models.list()] == [decoder.name]
     health = httpx.get(f"{server}/health").json()
     assert health["status"] == "ok" and health["model"] == decoder.name
+    card = httpx.get(f"{server}/v1/models").json()["data"][0]
+    assert card["max_model_len"] == decoder.context_window
+    tok = httpx.post(f"{server}/tokenize", json={"model": decoder.name, "prompt": QUESTION, "add_special_tokens": False})
+    assert tok.json()["tokens"] == decoder.tokenizer(QUESTION, add_special_tokens=False)["input_ids"]
+    assert tok.json()["count"] == len(tok.json()["tokens"])
+    assert httpx.post(f"{server}/tokenize", json={"model": "gpt-4o", "prompt": "x"}).status_code == 404
 
 
 def test_chat_greedy_equals_in_process_generate(client, decoder):
@@ -337,3 +343,72 @@ def test_the_openai_client_raises_its_own_error_with_our_message(client, decoder
     with pytest.raises(openai.NotFoundError, match="is not served here"):
         client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": QUESTION}],
                                        extra_body={"documents": DOCS})
+
+
+# ----------------------------------------------------------------- our wrappers with base_url= (issue 14)
+def lc_documents():
+    from langchain_core.documents import Document as LCDocument
+
+    return [LCDocument(page_content=d["text"], id=d["id"], metadata={"title": d["title"], "relevance_score": d["score"]})
+            for d in DOCS]
+
+
+def test_langchain_wrappers_with_base_url_answer_as_in_process(server, decoder):
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.runnables import RunnablePassthrough
+    from langchain_grounded_rag import ChatGroundedRAG, GroundedPromptTemplate, GroundedRAGLLM
+
+    want = expected(decoder)
+    chat = ChatGroundedRAG(base_url=f"{server}/v1", max_tokens=N)
+    msg = chat.invoke(QUESTION, documents=lc_documents())
+    assert msg.content == want.text
+    assert msg.response_metadata["trust"] == pytest.approx(want.trust)
+    assert msg.response_metadata["citations"] == want.citations
+    assert "".join(c.content for c in chat.stream(QUESTION, documents=lc_documents())) == want.text
+    llm = GroundedRAGLLM(base_url=server, decoding={"max_new_tokens": N})
+    assert llm.invoke(QUESTION, documents=lc_documents()) == want.text
+    # the tutorial chain shape, with the retriever replaced by its documents
+    chain = ({"context": lambda _: lc_documents(), "question": RunnablePassthrough()} | GroundedPromptTemplate()
+             | chat | StrOutputParser())
+    assert chain.invoke(QUESTION) == want.text
+    # a batch of questions with different documents: concurrent requests, each equal to its own decode
+    other = "What is a transformer?"
+    answers = chat.batch([QUESTION, other], documents=lc_documents())
+    assert answers[0].content == want.text and answers[1].content == expected(decoder, other).text
+    assert chat.get_num_tokens(QUESTION) == len(decoder.tokenizer.encode(QUESTION, add_special_tokens=False))
+    assert chat._identifying_params["base_url"] == f"{server}/v1"
+
+
+def test_langchain_wrappers_with_base_url_fail_with_our_message(server, decoder):
+    from langchain_grounded_rag import ChatGroundedRAG
+
+    from grounded_rag import InputError
+    from grounded_rag.serving.client import ServerError
+
+    chat = ChatGroundedRAG(base_url=server, max_tokens=N)
+    with pytest.raises(InputError, match="answers only grounded requests.*GroundedPromptTemplate"):
+        chat.invoke(QUESTION)  # no documents: a server never answers ungrounded
+    with pytest.raises(InputError, match="exceeds this server's limit"):
+        ChatGroundedRAG(base_url=server, max_tokens=10_000).invoke(QUESTION, documents=lc_documents())
+    with pytest.raises(InputError, match="model 'gpt-4o' is not served"):
+        ChatGroundedRAG(base_url=server, model="gpt-4o").invoke(QUESTION, documents=lc_documents())
+    with pytest.raises(ServerError, match="could not reach the grounded-rag server"):
+        ChatGroundedRAG(base_url=f"http://127.0.0.1:{free_port()}").invoke(QUESTION, documents=lc_documents())
+
+
+def test_llama_index_with_base_url_answers_as_in_process(server, decoder):
+    from llama_index.core.schema import NodeWithScore, TextNode
+    from llama_index.llms.grounded_rag import GroundedRAG
+
+    from grounded_rag import DecodingConfig
+
+    want = expected(decoder)
+    llm = GroundedRAG(base_url=server, decoding=DecodingConfig(max_new_tokens=N), score_space="relevance")
+    assert llm.metadata.model_name == decoder.name and llm.metadata.context_window == decoder.context_window
+    nodes = [NodeWithScore(node=TextNode(text=d["text"], id_=d["id"], metadata={"title": d["title"]}), score=d["score"])
+             for d in DOCS]
+    r = llm.complete(QUESTION, documents=nodes)
+    assert r.text == want.text and r.additional_kwargs["trust"] == pytest.approx(want.trust)
+    assert [s.token_id for s in r.raw.trace] == [s.token_id for s in want.trace]
+    assert r.raw.prompts.full == want.prompts.full and r.raw.token_ids == want.token_ids
+    assert list(llm.stream_complete(QUESTION, documents=nodes))[-1].text == want.text

@@ -1,6 +1,6 @@
 """LangChain integration for grounded-rag."""
 
-from .chains import NO_DOCUMENTS_ANSWER, create_grounded_rag_chain
+from .chains import NO_DOCUMENTS_ANSWER, create_grounded_rag_chain, create_stuff_documents_chain
 from .chat_models import ChatGroundedRAG
 from .llms import GroundedRAGLLM
 from .prompts import GroundedPromptTemplate, GroundedPromptValue
@@ -15,4 +15,5 @@ __all__ = [
     "PackagedMiniLMEmbeddings",
     "ScoredRetriever",
     "create_grounded_rag_chain",
+    "create_stuff_documents_chain",
 ]

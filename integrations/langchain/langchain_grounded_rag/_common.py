@@ -12,7 +12,8 @@ from typing import Any
 from langchain_core.documents import Document as LCDocument
 from pydantic import ValidationError
 
-from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError
+from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
+from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
 SCORE_KEYS = ("relevance_score", "score")
@@ -21,6 +22,19 @@ CALL_KEYWORDS = {"documents", "scores", "score_space"}
 # scores are normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
 DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
 SPACES = ("l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine")
+
+
+def decoder_for(model: str | None, base_url: str | None) -> GroundedDecoder | GroundedClient:
+    """The in-process decoder (loaded once per process and model), or a client of the server at
+    ``base_url`` with the same interface."""
+    return connect(base_url, model) if base_url else load_shared(model)
+
+
+def count_tokens(decoder: GroundedDecoder | GroundedClient, text: str) -> list[int]:
+    """Token ids from the model's own tokenizer: in-process, or the server's ``/tokenize``."""
+    if isinstance(decoder, GroundedClient):
+        return decoder.count_tokens(text)
+    return decoder.tokenizer.encode(text, add_special_tokens=False)
 
 
 def describe(exc: ValidationError) -> str:
@@ -139,7 +153,7 @@ def request_key(question: str, docs: Sequence[Document], scores: Sequence[float]
     return fingerprint(docs, scores) + hashlib.sha256((question + config.model_dump_json()).encode()).hexdigest()
 
 
-def decode(decoder: GroundedDecoder, requests: list[tuple[str, list[Document], list[float] | None]],
+def decode(decoder: GroundedDecoder | GroundedClient, requests: list[tuple[str, list[Document], list[float] | None]],
            config: DecodingConfig) -> list[GenerationResult]:
     """Answers for ``requests``, from a batch's pre-computed results where present, else one batched decode."""
     ready = _PRECOMPUTED.get() or {}
@@ -152,7 +166,7 @@ def decode(decoder: GroundedDecoder, requests: list[tuple[str, list[Document], l
     return [found[i] if i in found else ready[k] for i, k in enumerate(keys)]
 
 
-def precompute(decoder: GroundedDecoder, requests: list[tuple[str, list[Document], list[float] | None, DecodingConfig]]
+def precompute(decoder: GroundedDecoder | GroundedClient, requests: list[tuple[str, list[Document], list[float] | None, DecodingConfig]]
                ) -> dict[str, GenerationResult]:
     """Decode all grounded requests of a batch at once (one batched decode per config)."""
     by_config: dict[str, list[int]] = {}

@@ -7,7 +7,9 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
-from langchain_core.output_parsers import StrOutputParser
+from langchain_core.messages import SystemMessage
+from langchain_core.output_parsers import BaseOutputParser, StrOutputParser
+from langchain_core.prompts import BasePromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnablePassthrough, RunnableSerializable
 from langchain_core.runnables.utils import AddableDict
@@ -21,7 +23,7 @@ from grounded_rag.trust import retrieval_trust
 from ._common import to_documents
 from .chat_models import ChatGroundedRAG
 from .llms import GroundedRAGLLM
-from .prompts import GroundedPromptTemplate
+from .prompts import GroundedPromptTemplate, GroundedPromptValue
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
@@ -87,6 +89,34 @@ class _Answer(RunnableSerializable[dict, dict]):
             return
         async for piece in self.inner.astream(self._prompt_input(input), config):
             yield AddableDict(answer=piece)
+
+
+def create_stuff_documents_chain(llm: GroundedRAGLLM | ChatGroundedRAG, prompt: BasePromptTemplate, *,
+                                 output_parser: BaseOutputParser | None = None,
+                                 document_variable_name: str = "context") -> Runnable:
+    """Drop-in for ``langchain_classic.chains.combine_documents.create_stuff_documents_chain`` with a
+    grounded model: the documents reach the model as documents (with their scores), not stuffed
+    into the prompt text, so the docs' pattern stays grounded with one changed import::
+
+        question_answer_chain = create_stuff_documents_chain(llm, prompt)   # from langchain_grounded_rag
+        rag_chain = create_retrieval_chain(retriever, question_answer_chain)
+        rag_chain.invoke({"input": question})["answer"]
+
+    ``prompt``'s system message (rendered with an empty ``{context}``) becomes the system prompt;
+    the question is ``input`` (or ``question``). ``batch`` is one batched decode.
+    """
+    if document_variable_name not in prompt.input_variables:
+        raise InputError(f"the prompt has no {{{document_variable_name}}} variable (it has {prompt.input_variables}); "
+                         "name the documents' variable with document_variable_name=")
+
+    def grounded_prompt(inputs: dict[str, Any]) -> GroundedPromptValue:
+        rendered = prompt.invoke({**inputs, document_variable_name: ""})
+        systems = [m.text.strip() for m in rendered.to_messages() if isinstance(m, SystemMessage) and m.text.strip()]
+        template = GroundedPromptTemplate(system_prompt="\n".join(systems) or None)
+        return template.format_prompt(question=question_of(inputs), context=inputs[document_variable_name])
+
+    return (RunnableLambda(grounded_prompt) | llm | (output_parser or StrOutputParser())).with_config(
+        run_name="stuff_documents_chain")
 
 
 def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | ChatGroundedRAG) -> Runnable:

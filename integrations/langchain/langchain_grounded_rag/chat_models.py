@@ -21,12 +21,15 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, ValidationError
 
-from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
+from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError
+from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
 
 from ._common import (
     DECODING_FIELDS,
+    count_tokens,
     decode,
+    decoder_for,
     ls_params,
     describe,
     make_config,
@@ -60,6 +63,7 @@ class ChatGroundedRAG(BaseChatModel):
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     score_space: DistanceSpace | None = Field(None, description="scale of (Document, score) pairs' scores")
+    base_url: str | None = Field(None, description="a running `grounded-rag serve` to call instead of loading the model")
     temperature: float | None = None
     max_tokens: int | None = Field(None, alias="max_new_tokens")
     streaming: bool = Field(False, description="invoke() streams internally (LangChain core reads this field)")
@@ -75,8 +79,8 @@ class ChatGroundedRAG(BaseChatModel):
         self._base_config()  # temperature / max_tokens / stop checked now, not at the first call
 
     @property
-    def decoder(self) -> GroundedDecoder:
-        return load_shared(self.model)
+    def decoder(self) -> GroundedDecoder | GroundedClient:
+        return decoder_for(self.model, self.base_url)
 
     @property
     def _llm_type(self) -> str:
@@ -84,7 +88,8 @@ class ChatGroundedRAG(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model": self.model or "default", **self._base_config().model_dump(mode="json")}
+        return {"model": self.model or "default", **({"base_url": self.base_url} if self.base_url else {}),
+                **self._base_config().model_dump(mode="json")}
 
     def _base_config(self) -> DecodingConfig:
         updates = {k: v for k, v in (("temperature", self.temperature), ("max_new_tokens", self.max_tokens)) if v is not None}
@@ -106,11 +111,15 @@ class ChatGroundedRAG(BaseChatModel):
         return LangSmithParams(**ls_params(kwargs.get("model") or self.model, "chat", config))
 
     def get_token_ids(self, text: str) -> list[int]:
-        """The model's own tokenizer (offline), not LangChain's GPT-2 fallback."""
-        return self.decoder.tokenizer.encode(text, add_special_tokens=False)
+        """The model's own tokenizer (offline, or the server's), not LangChain's GPT-2 fallback."""
+        return count_tokens(self.decoder, text)
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence | None = None) -> int:
-        """Tokens of the messages rendered with the model's own chat template."""
+        """Tokens of the messages rendered with the model's own chat template (through a server:
+        the messages' text without the template's few control tokens)."""
+        decoder = self.decoder
+        if isinstance(decoder, GroundedClient):
+            return len(decoder.count_tokens("\n".join(m.text for m in messages)))
         chat = [{"role": _role(m), "content": m.text} for m in messages]
         return len(self.decoder.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=False))
 
@@ -133,8 +142,12 @@ class ChatGroundedRAG(BaseChatModel):
 
     def _standard(self, messages: list[BaseMessage], config: DecodingConfig) -> str:
         """No documents: the model's own chat template over the whole conversation, plain decoding."""
+        decoder = self.decoder
+        if isinstance(decoder, GroundedClient):  # a grounded server refuses questions without evidence
+            raise InputError("no documents came with these messages, and the server at base_url answers only "
+                             "grounded requests; " + NO_DOCUMENTS.split("; ", 1)[1])
         warnings.warn(UNGROUNDED, GroundedRAGWarning, stacklevel=4)
-        tok, lm = self.decoder.tokenizer, self.decoder.model
+        tok, lm = decoder.tokenizer, decoder.model
         chat = [{"role": _role(m), "content": m.text} for m in messages]
         enc = tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors="pt", return_dict=True)
         enc = {k: v.to(lm.device) for k, v in enc.items()}

@@ -19,13 +19,16 @@ from langchain_core.outputs import Generation, GenerationChunk, LLMResult
 from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from pydantic import ConfigDict, Field, ValidationError
 
-from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError, load_shared
+from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError
+from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
 
 from ._common import (  # noqa: F401
     DECODING_FIELDS,
     SCORE_KEYS,
+    count_tokens,
     decode,
+    decoder_for,
     describe,
     fingerprint,
     ls_params,
@@ -43,7 +46,8 @@ _CALL_FINGERPRINT: ContextVar[str | None] = ContextVar("grounded_rag_call_finger
 NO_DOCUMENTS = (
     "no documents reached the grounded model; pass the retriever's Documents through GroundedPromptTemplate "
     '({"context": retriever, "question": RunnablePassthrough()} | GroundedPromptTemplate() | llm), '
-    "or call it with documents= (llm.bind(documents=docs)), or use create_grounded_rag_chain(retriever, llm)"
+    "or call it with documents= (llm.bind(documents=docs)), or use create_grounded_rag_chain(retriever, llm); "
+    "with create_retrieval_chain, build the answering step with langchain_grounded_rag.create_stuff_documents_chain"
 )
 
 
@@ -76,6 +80,7 @@ class GroundedRAGLLM(BaseLLM):
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     score_space: DistanceSpace | None = Field(None, description="scale of (Document, score) pairs' scores")
+    base_url: str | None = Field(None, description="a running `grounded-rag serve` to call instead of loading the model")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -84,8 +89,8 @@ class GroundedRAGLLM(BaseLLM):
             raise InputError(f"invalid {type(self).__name__} settings: {describe(exc)}") from None
 
     @property
-    def decoder(self) -> GroundedDecoder:
-        return load_shared(self.model)  # cached: one loaded model per process and name
+    def decoder(self) -> GroundedDecoder | GroundedClient:
+        return decoder_for(self.model, self.base_url)  # cached: one model (or client) per process and name
 
     @property
     def _llm_type(self) -> str:
@@ -94,6 +99,8 @@ class GroundedRAGLLM(BaseLLM):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model or "default", **self.decoding.model_dump(mode="json")}
+        if self.base_url:
+            params["base_url"] = self.base_url
         call = _CALL_FINGERPRINT.get()
         if call is not None:
             params["documents_fingerprint"] = call
@@ -104,8 +111,8 @@ class GroundedRAGLLM(BaseLLM):
         return LangSmithParams(**ls_params(kwargs.get("model") or self.model, "llm", config))
 
     def get_token_ids(self, text: str) -> list[int]:
-        """The model's own tokenizer (offline), not LangChain's GPT-2 fallback."""
-        return self.decoder.tokenizer.encode(text, add_special_tokens=False)
+        """The model's own tokenizer (offline, or the server's), not LangChain's GPT-2 fallback."""
+        return count_tokens(self.decoder, text)
 
     def _config(self, stop: list[str] | None, kwargs: dict[str, Any]) -> DecodingConfig:
         return make_config(self.decoding, stop, kwargs, {PER_PROMPT})

@@ -127,6 +127,38 @@ def test_create_grounded_rag_chain_takes_question_or_input_and_batches(chat, sho
         chain.invoke({"query": QUESTION})
 
 
+def test_create_retrieval_chain_pattern_from_the_docs(chat, retriever):
+    """LangChain's docs pattern, verbatim but for one import: our create_stuff_documents_chain."""
+    from langchain_classic.chains import create_retrieval_chain
+    from langchain_classic.chains.combine_documents import create_stuff_documents_chain as classic_stuff
+    from langchain_core.messages import SystemMessage
+
+    from langchain_grounded_rag import create_stuff_documents_chain
+
+    system_prompt = (
+        "You are an assistant for question-answering tasks. "
+        "Use the following pieces of retrieved context to answer "
+        "the question. If you don't know the answer, say that you "
+        "don't know. Use three sentences maximum and keep the "
+        "answer concise."
+        "\n\n"
+        "{context}"
+    )
+    prompt = ChatPromptTemplate.from_messages([("system", system_prompt), ("human", "{input}")])
+    question_answer_chain = create_stuff_documents_chain(chat, prompt)
+    rag_chain = create_retrieval_chain(retriever, question_answer_chain)
+    response = rag_chain.invoke({"input": QUESTION})
+    system = system_prompt.replace("{context}", "").strip()
+    want = chat.invoke([SystemMessage(system), HumanMessage(QUESTION)], documents=response["context"])
+    assert response["answer"] == want.content and want.response_metadata["trust_source"] == "scores"
+    assert [r["answer"] for r in rag_chain.batch([{"input": q} for q in QUESTIONS])][0] == response["answer"]
+    # the classic builder stuffs the documents into the system message: answered, but never silently grounded
+    with pytest.warns(GroundedRAGWarning, match="langchain_grounded_rag.create_stuff_documents_chain"):
+        assert create_retrieval_chain(retriever, classic_stuff(chat, prompt)).invoke({"input": QUESTION})["answer"]
+    with pytest.raises(InputError, match="no {context} variable"):
+        create_stuff_documents_chain(chat, ChatPromptTemplate.from_messages([("human", "{input}")]))
+
+
 def test_scored_pairs_need_an_explicit_space(short_llm, store, retriever):
     pairs = store.similarity_search_with_score(QUESTION, k=3)
     via_pairs = short_llm.invoke(QUESTION, documents=pairs, score_space="l2")

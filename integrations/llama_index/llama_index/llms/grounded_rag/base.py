@@ -38,6 +38,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
 from grounded_rag.errors import GroundedRAGError
+from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
 dispatcher = get_dispatcher(__name__)
@@ -217,6 +218,7 @@ class GroundedRAG(CustomLLM):
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     score_space: ScoreSpace = Field("auto", description="scale of node scores: a DistanceSpace, or auto")
+    base_url: str | None = Field(None, description="a running `grounded-rag serve` to call instead of loading the model")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -229,8 +231,9 @@ class GroundedRAG(CustomLLM):
         _install_recorder()
 
     @property
-    def decoder(self) -> GroundedDecoder:
-        return load_shared(self.model)  # cached: one loaded model per process and name
+    def decoder(self) -> GroundedDecoder | GroundedClient:
+        """The in-process decoder (one per process and model), or a client of the server at ``base_url``."""
+        return connect(self.base_url, self.model) if self.base_url else load_shared(self.model)
 
     @classmethod
     def class_name(cls) -> str:

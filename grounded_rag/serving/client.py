@@ -1,0 +1,183 @@
+"""``GroundedClient``: the decoder's interface over HTTP.
+
+The LangChain and LlamaIndex wrappers take ``base_url=`` and then call a running
+``grounded-rag serve`` (or its Ray Serve deployment) through this client instead of loading the
+model in-process: same documents-and-scores contract, same :class:`GenerationResult` back (trust,
+citations, trace). ``generate_batch`` sends its questions concurrently so the server's batcher
+decodes them together.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+
+from ..config import DecodingConfig
+from ..errors import ContextWindowError, GroundedRAGError, InputError
+from ..types import Document, GenerationResult, Prompts, TraceStep
+
+
+class ServerError(GroundedRAGError, RuntimeError):
+    """The server could not be reached, or failed on a request it accepted."""
+
+
+def _documents(documents: Sequence[Any], scores: Sequence[float] | None) -> list[Document]:
+    docs = [d if isinstance(d, Document) else Document(text=d) if isinstance(d, str) else Document(**d)
+            for d in documents]
+    if scores is not None:
+        if len(scores) != len(docs):
+            raise InputError(f"{len(scores)} scores for {len(docs)} documents; give one score per document")
+        docs = [d.model_copy(update={"score": float(s)}) for d, s in zip(docs, scores)]
+    return docs
+
+
+class GroundedClient:
+    """A remote :class:`~grounded_rag.GroundedDecoder`: ``generate``, ``generate_batch``,
+    ``stream_with_result``, ``name``, ``context_window`` and ``count_tokens`` over the server's
+    OpenAI-compatible routes plus its grounded extension.
+
+    Scores are sent on the trust scale (cosine similarity, ``score_space="relevance"``), as the
+    in-process decoder takes them. ``base_url`` may end in ``/v1`` or not.
+    """
+
+    def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
+                 api_key: str | None = None, max_concurrency: int = 64) -> None:
+        root = base_url.rstrip("/")
+        self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
+        self.max_concurrency = max_concurrency
+        self._model = model
+        self._card: dict[str, Any] | None = None
+
+    # ---------------------------------------------------------------- plumbing
+    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ServerError(f"could not reach the grounded-rag server at {self.base_url} ({type(exc).__name__}: "
+                              f"{exc}); start it with `grounded-rag serve` or check base_url") from None
+        if response.status_code >= 400:
+            raise self._error(response)
+        return response
+
+    @staticmethod
+    def _error(response: httpx.Response) -> Exception:
+        try:
+            message = response.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = response.text[:500]
+        if response.status_code == 413:
+            return ContextWindowError(message)
+        if 400 <= response.status_code < 500:
+            return InputError(message)
+        return ServerError(f"the server failed ({response.status_code}): {message}")
+
+    def _model_card(self) -> dict[str, Any]:
+        if self._card is None:
+            cards = self._call("GET", "/v1/models").json()["data"]
+            wanted = [c for c in cards if self._model in (None, c["id"])]
+            if not wanted:
+                raise InputError(f"model {self._model!r} is not served at {self.base_url}; it serves "
+                                 f"{[c['id'] for c in cards]}")
+            self._card = wanted[0]
+        return self._card
+
+    @property
+    def name(self) -> str:
+        return self._model_card()["id"]
+
+    @property
+    def context_window(self) -> int:
+        return int(self._model_card().get("max_model_len") or 8192)
+
+    def count_tokens(self, text: str) -> list[int]:
+        """The served model's token ids for ``text`` (its own tokenizer, on the server)."""
+        body = {"model": self.name, "prompt": text, "add_special_tokens": False}
+        return self._call("POST", "/tokenize", json=body).json()["tokens"]
+
+    def _body(self, question: str, docs: list[Document], config: DecodingConfig, stream: bool) -> dict[str, Any]:
+        decoding = config.model_dump(mode="json")
+        system = decoding.pop("system_prompt", None)
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": question}]
+        documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score}.items()
+                      if v is not None} for d in docs]
+        return {"model": self.name, "messages": messages, "documents": documents, "score_space": "relevance",
+                "decoding": decoding, "trace": True, "stream": stream}
+
+    @staticmethod
+    def _result(text: str, grounding: Mapping[str, Any], docs: list[Document]) -> GenerationResult:
+        """The server's audit (requested with ``trace``) back into the decoder's result type."""
+        dropped = set(grounding["dropped_document_ids"])
+        return GenerationResult(
+            text=text, token_ids=grounding["token_ids"], trace=[TraceStep(**s) for s in grounding["trace"]],
+            trust=grounding["trust"], trust_source=grounding["trust_source"], method=grounding["method"],
+            finish_reason=grounding["finish_reason"], prompts=Prompts(**grounding["prompts"]),
+            documents=[Document(**d) for d in grounding["documents"]],
+            dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
+            citations=grounding["citations"],
+        )
+
+    # ---------------------------------------------------------------- the decoder's interface
+    def generate(self, question: str, documents: Sequence[Any], scores: Sequence[float] | None = None,
+                 config: DecodingConfig | None = None, **overrides: Any) -> GenerationResult:
+        config = (config or DecodingConfig()).model_copy(update=overrides) if overrides else (config or DecodingConfig())
+        docs = _documents(documents, scores)
+        body = self._call("POST", "/v1/chat/completions", json=self._body(question, docs, config, False)).json()
+        return self._result(body["choices"][0]["message"]["content"], body["grounding"], docs)
+
+    def generate_batch(self, requests: Sequence[Mapping[str, Any]], config: DecodingConfig | None = None,
+                       **overrides: Any) -> list[GenerationResult]:
+        """One request per question, sent together: the server's batcher decodes them in one batch."""
+        if not requests:
+            return []
+        with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(requests))) as pool:
+            futures = [pool.submit(self.generate, r["question"], r.get("documents") or [], r.get("scores"), config,
+                                   **overrides) for r in requests]
+            return [f.result() for f in futures]
+
+    def stream_with_result(self, question: str, documents: Sequence[Any], scores: Sequence[float] | None = None,
+                           config: DecodingConfig | None = None, **overrides: Any
+                           ) -> Iterator[tuple[str, GenerationResult | None]]:
+        """Text pieces as the server streams them; the last item carries the full result."""
+        config = (config or DecodingConfig()).model_copy(update=overrides) if overrides else (config or DecodingConfig())
+        docs = _documents(documents, scores)
+        body = self._body(question, docs, config, True)
+        pieces: list[str] = []
+        try:
+            with self._http.stream("POST", "/v1/chat/completions", json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise self._error(response)
+                for line in response.iter_lines():
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    event = json.loads(line[len("data: "):])
+                    if "error" in event:
+                        raise ServerError(f"the server failed mid-stream: {event['error']['message']}")
+                    if not event.get("choices"):
+                        continue
+                    piece = event["choices"][0].get("delta", {}).get("content") or ""
+                    pieces.append(piece)
+                    if "grounding" in event:
+                        yield piece, self._result("".join(pieces).strip(), event["grounding"], docs)
+                        return
+                    if piece:
+                        yield piece, None
+        except httpx.HTTPError as exc:
+            raise ServerError(f"the stream from {self.base_url} broke ({type(exc).__name__}: {exc})") from None
+        raise ServerError("the server closed the stream without the final grounding chunk")
+
+    def close(self) -> None:
+        self._http.close()
+
+
+@functools.lru_cache(maxsize=32)
+def connect(base_url: str, model: str | None = None, timeout: float = 300.0) -> GroundedClient:
+    """One client (and connection pool) per server and model, shared like ``load_shared``'s models."""
+    return GroundedClient(base_url, model=model, timeout=timeout)
