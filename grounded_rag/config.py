@@ -151,7 +151,7 @@ def unicode_text(value: str, what: str) -> str:
     return value
 
 
-def explain(exc: ValidationError, prefix: str = "") -> str:
+def explain_fields(exc: ValidationError, prefix: str = "") -> str:
     """One line per bad field: what was given, what is allowed, and the field's meaning.
     ``prefix`` names where the settings came from (``decoding`` in a server request)."""
     fields = DecodingConfig.model_fields
@@ -165,4 +165,23 @@ def explain(exc: ValidationError, prefix: str = "") -> str:
         message = err["msg"].removeprefix("Value error, ")
         hint = fields[name].description if name in fields and fields[name].description else ""
         lines.append(f"{shown}={err['input']!r}: {message}" + (f" ({name}: {hint})" if hint else ""))
-    return ("bad decoding settings: " if prefix else "invalid DecodingConfig: ") + "; ".join(lines)
+    return "; ".join(lines)
+
+
+def explain(exc: ValidationError, prefix: str = "") -> str:
+    """:func:`explain_fields` under a heading: the config's own error, or a request's ``decoding``."""
+    return ("bad decoding settings: " if prefix else "invalid DecodingConfig: ") + explain_fields(exc, prefix)
+
+
+def describe(exc: ValidationError) -> str:
+    """A wrapper's settings errors as one line (``field: message; ...``); a nested DecodingConfig's
+    errors are named by their path (``decoding.rho_max=-1: ...``), not wrapped in pydantic's text."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"])
+        inner = (err.get("ctx") or {}).get("error")
+        if isinstance(inner, ConfigError) and isinstance(inner.validation, ValidationError):
+            parts.append(explain_fields(inner.validation, prefix=loc))
+        else:
+            parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
+    return "; ".join(parts)

@@ -13,6 +13,7 @@ from langchain_core.documents import Document as LCDocument
 from pydantic import ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
+from grounded_rag.config import describe
 from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
@@ -35,11 +36,6 @@ def count_tokens(decoder: GroundedDecoder | GroundedClient, text: str) -> list[i
     if isinstance(decoder, GroundedClient):
         return decoder.count_tokens(text)
     return decoder.tokenizer.encode(text, add_special_tokens=False)
-
-
-def describe(exc: ValidationError) -> str:
-    """Pydantic's errors as one line: ``field: message; ...``."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
 
 
 def check_range(scores: Sequence[float], space: str) -> list[float]:

@@ -111,3 +111,11 @@ def test_bad_nodes_get_clear_errors(llm):
         synth.synthesize(QUESTION, [NodeWithScore(node=ImageNode(image="aGk="), score=0.5)])
     with pytest.raises(InputError, match="no score"):
         synth.synthesize(QUESTION, [NodeWithScore(node=TextNode(text="a"), score=0.5), NodeWithScore(node=TextNode(text="b"))])
+
+
+def test_bad_nested_decoding_settings_are_named_by_their_path():
+    with pytest.raises(InputError) as info:
+        GroundedRAG(decoding={"method": "beam", "rho_mx": 3, "rho_max": -1})
+    message = str(info.value)
+    assert "decoding.method='beam'" in message and "unknown setting 'decoding.rho_mx'" in message
+    assert "decoding.rho_max=-1" in message and "Value error" not in message

@@ -64,3 +64,15 @@ def test_grounded_prompt_value_carries_question_and_documents():
     assert "In Rome." in value.to_string() and "Where?" in value.to_string(), "other models get a plain RAG prompt"
     with pytest.raises(InputError, match="RunnablePassthrough"):
         GroundedPromptTemplate().invoke({"question": "Where?"})
+
+
+@pytest.mark.parametrize("wrapper", ["llm", "chat"])
+def test_bad_nested_decoding_settings_are_named_by_their_path(wrapper):
+    from langchain_grounded_rag import ChatGroundedRAG
+
+    cls = {"llm": GroundedRAGLLM, "chat": ChatGroundedRAG}[wrapper]
+    with pytest.raises(InputError) as info:
+        cls(decoding={"method": "beam", "rho_mx": 3, "rho_max": -1})
+    message = str(info.value)
+    assert "decoding.method='beam'" in message and "unknown setting 'decoding.rho_mx'" in message
+    assert "decoding.rho_max=-1" in message and "Value error" not in message

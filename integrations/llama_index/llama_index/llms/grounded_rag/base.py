@@ -37,6 +37,7 @@ from llama_index_instrumentation.span_handlers import BaseSpanHandler
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
+from grounded_rag.config import describe
 from grounded_rag.errors import GroundedRAGError
 from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace, normalize_scores
@@ -187,11 +188,6 @@ def to_documents(
             "'relevance' for cosine similarities (SimpleVectorStore)"
         )
     return docs, check_range(normalize_scores([float(s) for s in raw], space), space)  # type: ignore[arg-type]
-
-
-def describe(exc: ValidationError) -> str:
-    """Pydantic's errors as one line: ``field.sub: message; ...``."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
 
 
 def _template_args(prompt: BasePromptTemplate, prompt_args: dict[str, Any]) -> dict[str, Any]:
