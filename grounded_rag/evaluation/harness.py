@@ -9,6 +9,7 @@ hyperparameters are chosen on validation from a grid of the same size for every 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,13 +60,19 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 
 
 class Checkpoint:
-    """Append-only JSONL of finished records, keyed so a rerun skips what is done."""
+    """Append-only JSONL of finished records, keyed so a rerun skips what is done. A run killed
+    mid-write (SIGKILL, OOM) leaves at most one torn last line: it is cut off on reopening, so the
+    next record starts on a line of its own and the torn one is redone."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.records: dict[str, dict[str, Any]] = {}
         if path.exists():
-            for line in path.read_text().splitlines():
+            data = path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                with path.open("r+b") as handle:
+                    handle.truncate(data.rfind(b"\n") + 1)
+            for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     try:
                         rec = json.loads(line)
@@ -83,6 +90,13 @@ class Checkpoint:
                 handle.write(json.dumps(rec) + "\n")
                 self.records[rec["key"]] = rec
             handle.flush()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Whole file or the previous one, never half of it: write beside, then rename over."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
@@ -332,9 +346,9 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                                        "methods": per_method}
     if latency:
         report["latency"] = latency_table(decoder, methods, load_examples(data[0])[0], model)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2))
+    write_atomic(out_dir / "report.json", json.dumps(report, indent=2))
     markdown = to_markdown(report)
-    (out_dir / "report.md").write_text(markdown)
+    write_atomic(out_dir / "report.md", markdown)
     plot(report, out_dir)
     print(markdown)
     return report

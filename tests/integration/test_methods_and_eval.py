@@ -273,3 +273,41 @@ def test_eval_asks_every_method_for_a_short_answer_and_adds_distractors(tmp_path
     assert set(nq["methods"]) == {"standard", "grounded_pmi"} and nq["n_test"] == 2
     records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
     assert all("\n" not in r["text"] for r in records)
+
+
+def test_eval_killed_mid_run_resumes_to_the_same_report(tmp_path):
+    """SIGKILL while records are being written (plus a torn last line, as a kill mid-write leaves):
+    the rerun completes, redoes only what is missing, and reports what an uninterrupted run reports."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    options = ["--limit", "3", "--no-tune", "--no-latency", "--max-new-tokens", "4", "--batch-size", "1"]
+    killed, clean = tmp_path / "killed", tmp_path / "clean"
+    args = eval_args(killed, "standard,grounded", *options)
+    proc = subprocess.Popen([sys.executable, "-c", f"from grounded_rag.cli import main; raise SystemExit(main({args!r}))"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = killed / "generations.jsonl"
+    deadline = time.monotonic() + 600
+    while not (ckpt.exists() and len(ckpt.read_text().splitlines()) >= 2) and proc.poll() is None:
+        assert time.monotonic() < deadline, "the eval wrote no records"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (killed / "report.json").exists(), "killed before the end"
+    done = len(ckpt.read_text().splitlines())
+    with ckpt.open("a") as handle:
+        handle.write('{"key": "short-v1|gen|nq_swap_6|standard|{}|torn')  # a record cut off mid-write
+    assert main(args) == 0
+    lines = ckpt.read_text().splitlines()
+    records = [json.loads(line) for line in lines]  # every line whole again
+    assert len({r["key"] for r in records}) == len(records) > done, "nothing done twice, the rest added"
+    assert main(eval_args(clean, "standard,grounded", *options)) == 0
+    report, want = (json.loads((d / "report.json").read_text()) for d in (killed, clean))
+    for dataset in want["datasets"]:
+        for method, m in want["datasets"][dataset]["methods"].items():
+            assert report["datasets"][dataset]["methods"][method]["metrics"] == m["metrics"], (dataset, method)
+    texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}  # noqa: E731
+    assert texts(killed) == texts(clean)
