@@ -130,6 +130,9 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         """vLLM's ``/tokenize``: the served model's own token ids, for clients that count tokens."""
         if (bad := check_model(req)) is not None:
             return bad  # type: ignore[return-value]
+        if len(req.prompt) > settings.max_prompt_chars:
+            raise ContextWindowError(f"the prompt has {len(req.prompt)} characters, over this server's limit of "
+                                     f"{settings.max_prompt_chars}")
         tokens = await backend.worker.tokenize(req.prompt, req.add_special_tokens)
         return {"tokens": tokens, "count": len(tokens), "max_model_len": backend.worker.decoder.context_window}
 

@@ -36,6 +36,12 @@ def _documents(documents: Sequence[Any], scores: Sequence[float] | None) -> list
     return docs
 
 
+def _with(config: DecodingConfig | None, overrides: Mapping[str, Any]) -> DecodingConfig:
+    """``config`` (default: DecodingConfig()) with per-call fields, validated like the decoder's."""
+    config = config or DecodingConfig()
+    return DecodingConfig(**{**config.model_dump(), **overrides}) if overrides else config
+
+
 class GroundedClient:
     """A remote :class:`~grounded_rag.GroundedDecoder`: ``generate``, ``generate_batch``,
     ``stream_with_result``, ``name``, ``context_window`` and ``count_tokens`` over the server's
@@ -126,7 +132,7 @@ class GroundedClient:
     # ---------------------------------------------------------------- the decoder's interface
     def generate(self, question: str, documents: Sequence[Any], scores: Sequence[float] | None = None,
                  config: DecodingConfig | None = None, **overrides: Any) -> GenerationResult:
-        config = (config or DecodingConfig()).model_copy(update=overrides) if overrides else (config or DecodingConfig())
+        config = _with(config, overrides)
         docs = _documents(documents, scores)
         body = self._call("POST", "/v1/chat/completions", json=self._body(question, docs, config, False)).json()
         return self._result(body["choices"][0]["message"]["content"], body["grounding"], docs)
@@ -145,7 +151,7 @@ class GroundedClient:
                            config: DecodingConfig | None = None, **overrides: Any
                            ) -> Iterator[tuple[str, GenerationResult | None]]:
         """Text pieces as the server streams them; the last item carries the full result."""
-        config = (config or DecodingConfig()).model_copy(update=overrides) if overrides else (config or DecodingConfig())
+        config = _with(config, overrides)
         docs = _documents(documents, scores)
         body = self._body(question, docs, config, True)
         pieces: list[str] = []

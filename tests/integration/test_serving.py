@@ -113,6 +113,8 @@ def test_models_and_health(client, server, decoder):
     assert tok.json()["tokens"] == decoder.tokenizer(QUESTION, add_special_tokens=False)["input_ids"]
     assert tok.json()["count"] == len(tok.json()["tokens"])
     assert httpx.post(f"{server}/tokenize", json={"model": "gpt-4o", "prompt": "x"}).status_code == 404
+    huge = httpx.post(f"{server}/tokenize", json={"model": decoder.name, "prompt": "lorem ipsum " * 30_000})
+    assert huge.status_code == 413 and "over this server's limit" in huge.json()["error"]["message"]
 
 
 def test_chat_greedy_equals_in_process_generate(client, decoder):
