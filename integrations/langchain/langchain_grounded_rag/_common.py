@@ -38,6 +38,23 @@ def count_tokens(decoder: GroundedDecoder | GroundedClient, text: str) -> list[i
     return decoder.tokenizer.encode(text, add_special_tokens=False)
 
 
+def configured(config: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``kwargs`` plus the decoding settings of ``with_config(configurable={"rho_max": 16})``
+    (explicit keywords win). Only DecodingConfig fields are taken: other configurable keys belong to
+    other runnables (LangGraph's ``thread_id``, a ``configurable_fields`` id)."""
+    conf = (config.get("configurable") or {}) if isinstance(config, Mapping) else {}
+    return {**{k: v for k, v in conf.items() if k in DECODING_FIELDS}, **kwargs}
+
+
+def configured_batch(config: Any, n: int, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """One batched decode's keywords: the inputs' configurable decoding settings must agree."""
+    merged = [configured(c, {}) for c in (config if isinstance(config, list) else [config] * n)]
+    if any(m != merged[0] for m in merged):
+        raise InputError("the batch's inputs carry different configurable decoding settings; batch the inputs of "
+                         "each setting separately")
+    return {**(merged[0] if merged else {}), **kwargs}
+
+
 def check_range(scores: Sequence[float], space: str) -> list[float]:
     """Relevance on the trust scale is a cosine similarity: outside [-1, 1] the declared space is wrong."""
     for i, s in enumerate(scores):

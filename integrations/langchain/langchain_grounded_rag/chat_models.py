@@ -27,6 +27,7 @@ from grounded_rag.trust import DistanceSpace
 
 from ._common import (
     DECODING_FIELDS,
+    configured,
     count_tokens,
     decode,
     decoder_for,
@@ -191,9 +192,9 @@ class ChatGroundedRAG(BaseChatModel):
                 yield chunk
 
     # ---------------------------------------------------------------- one batched decode
-    def _precompute(self, inputs: list[Any], kwargs: dict[str, Any]) -> Any:
+    def _precompute(self, inputs: list[Any], per_input: list[dict[str, Any]]) -> Any:
         requests = []
-        for item in inputs:
+        for item, kwargs in zip(inputs, per_input):
             try:
                 messages = self._convert_input(item).to_messages()
                 question, docs, scores, config = self._request(messages, kwargs.get("stop"), kwargs)
@@ -203,6 +204,29 @@ class ChatGroundedRAG(BaseChatModel):
                 requests.append((question, docs, scores, config))
         return precompute(self.decoder, requests) if len(requests) > 1 else None
 
+    @staticmethod
+    def _per_input(inputs: list[Any], config: Any, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        return [configured(c, kwargs) for c in configs]
+
+    # with_config(configurable={"rho_max": 16}) reaches the decoder as per-call settings (batch runs
+    # invoke per input, so each input's own config counts)
+    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> AIMessage:
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> AIMessage:
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Iterator[AIMessageChunk]:
+        return super().stream(input, config, stop=stop, **configured(config, kwargs))
+
+    def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                **kwargs: Any) -> Any:
+        return super().astream(input, config, stop=stop, **configured(config, kwargs))
+
     # (The results are keyed by question, documents, scores and settings, so an input whose run
     # differs from what was pre-computed simply decodes on its own.)
 
@@ -210,7 +234,7 @@ class ChatGroundedRAG(BaseChatModel):
               return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         """One batched decode for all inputs (different documents each), then LangChain's usual
         per-input runs (callbacks, tracing) read their answers from it."""
-        token = use_precomputed(self._precompute(inputs, kwargs))
+        token = use_precomputed(self._precompute(inputs, self._per_input(inputs, config, kwargs)))
         try:
             return super().batch(inputs, config, return_exceptions=return_exceptions, **kwargs)
         finally:
@@ -218,7 +242,8 @@ class ChatGroundedRAG(BaseChatModel):
 
     async def abatch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,
                      return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
-        token = use_precomputed(await asyncio.to_thread(self._precompute, inputs, kwargs))
+        token = use_precomputed(await asyncio.to_thread(self._precompute, inputs,
+                                                         self._per_input(inputs, config, kwargs)))
         try:
             return await super().abatch(inputs, config, return_exceptions=return_exceptions, **kwargs)
         finally:

@@ -26,6 +26,8 @@ from grounded_rag.trust import DistanceSpace
 from ._common import (  # noqa: F401
     DECODING_FIELDS,
     SCORE_KEYS,
+    configured,
+    configured_batch,
     count_tokens,
     decode,
     decoder_for,
@@ -149,12 +151,28 @@ class GroundedRAGLLM(BaseLLM):
         questions, kwargs = self._unpack(prompts, kwargs)
         return await self.agenerate(questions, stop=stop, callbacks=callbacks, **kwargs)
 
+    # with_config(configurable={"rho_max": 16}) reaches the decoder as per-call settings
+    def invoke(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> str:
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs))
+
+    async def ainvoke(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> str:
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))
+
+    def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[str]:
+        return super().batch(inputs, config, return_exceptions=return_exceptions,
+                             **configured_batch(config, len(inputs), kwargs))
+
+    async def abatch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False,
+                     **kwargs: Any) -> list[str]:
+        return await super().abatch(inputs, config, return_exceptions=return_exceptions,
+                                    **configured_batch(config, len(inputs), kwargs))
+
     def stream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> Iterator[str]:
-        questions, kwargs = self._unpack([self._convert_input(input)], kwargs)
+        questions, kwargs = self._unpack([self._convert_input(input)], configured(config, kwargs))
         return super().stream(questions[0], config, stop=stop, **kwargs)
 
     def astream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[str]:
-        questions, kwargs = self._unpack([self._convert_input(input)], kwargs)
+        questions, kwargs = self._unpack([self._convert_input(input)], configured(config, kwargs))
         return super().astream(questions[0], config, stop=stop, **kwargs)
 
     # LangChain keys its LLM cache on the prompt and _identifying_params only; per-call documents

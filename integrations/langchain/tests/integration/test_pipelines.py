@@ -198,3 +198,23 @@ def test_configurable_decoding_fields(short_llm):
     free = short_llm.generate([QUESTION], documents=CORPUS).generations[0][0]
     cut = configurable.with_config(configurable={"decoding": {"max_new_tokens": 2}}).invoke(QUESTION, documents=CORPUS)
     assert free.text.startswith(cut) and len(cut) < len(free.text)
+
+
+@pytest.mark.parametrize("kind", ["llm", "chat"])
+def test_with_config_configurable_decoding_settings_reach_the_decoder(kind, short_llm, chat, retriever):
+    """with_config(configurable={"method": ...}) on the model, or on a chain around it, is a per-call setting."""
+    model = short_llm if kind == "llm" else chat
+    infos = Infos()
+    settings = {"method": "cad", "beta": 2.0, "thread_id": "other runnables' key, ignored"}
+    configured = model.with_config(configurable=settings, callbacks=[infos])
+    want = model.invoke(QUESTION, documents=CORPUS, method="cad", beta=2.0)
+    got = configured.invoke(QUESTION, documents=CORPUS)
+    assert (got if kind == "llm" else got.content) == (want if kind == "llm" else want.content)
+    assert infos.infos[-1]["method"] == "cad"
+    chain = {"context": retriever, "question": RunnablePassthrough()} | GroundedPromptTemplate() | model | StrOutputParser()
+    chain.with_config(configurable=settings, callbacks=[infos]).invoke(QUESTION)
+    assert infos.infos[-1]["method"] == "cad"
+    assert [chunk for chunk in configured.stream(QUESTION, documents=CORPUS)]
+    assert infos.infos[-1]["method"] == "cad"
+    chain.with_config(configurable=settings, callbacks=[infos]).batch(QUESTIONS)
+    assert [i["method"] for i in infos.infos[-2:]] == ["cad", "cad"]
