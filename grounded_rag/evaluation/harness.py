@@ -342,7 +342,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                          for k, v in values[method].items()
                          if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
                 per_method[method].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
-        report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation), "main_metric": main,
+        report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation) if tune else 0, "main_metric": main,
                                        "methods": per_method}
     if latency:
         report["latency"] = latency_table(decoder, methods, load_examples(data[0])[0], model)

@@ -23,7 +23,9 @@ def to_markdown(report: dict[str, Any]) -> str:
     for dataset, d in report["datasets"].items():
         present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
         deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
-        lines += ["", f"### {dataset} (n = {d['n_test']}, tuned on {d['n_validation']} validation rows)", "",
+        tuned = (f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
+                 else "not tuned: the middle setting of every grid")
+        lines += ["", f"### {dataset} (n = {d['n_test']}, {tuned})", "",
                   "| method | params | " + " | ".join(present) + "".join(f" | Δ {c} vs standard" for c in deltas)
                   + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
         for method, m in d["methods"].items():
