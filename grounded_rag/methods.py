@@ -76,9 +76,17 @@ def _standard(lp_full, lp_ref, trust, config):
     return StepFusion(lp_full, None, zeros, zeros)
 
 
+def finite_reference(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
+    """``lp_ref`` for a contrast: where the reference rules a token out (-inf) it takes the full
+    stream's value (no contrast, as in ``_weighted_diff``), so subtracting it can never give +inf or
+    -inf - -inf = NaN. Finite inputs pass through bit for bit (and no host sync: GPU-graph safe)."""
+    fallback = torch.where(torch.isfinite(lp_full), lp_full, torch.zeros_like(lp_full))
+    return torch.where(torch.isfinite(lp_ref), lp_ref, fallback)
+
+
 def _contrast(beta: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor, c: torch.Tensor) -> StepFusion:
     # (1 + beta) log p_full - beta log p_query, renormalized: the barycenter formula with eta = -beta.
-    return StepFusion(geometric_fusion(lp_full, lp_ref, -beta), c, beta, -beta)
+    return StepFusion(geometric_fusion(lp_full, finite_reference(lp_full, lp_ref), -beta), c, beta, -beta)
 
 
 def _cad(lp_full, lp_ref, trust, config):
@@ -174,7 +182,7 @@ def _dola(lp_final, lp_layers, trust, config):
     """
     lp_premature, js = dola_premature(lp_final, lp_layers)
     head = plausible_head(lp_final, config.dola_alpha)
-    scores = torch.where(head, lp_final - lp_premature, torch.full_like(lp_final, -math.inf))
+    scores = torch.where(head, lp_final - finite_reference(lp_final, lp_premature), torch.full_like(lp_final, -math.inf))
     zeros = torch.zeros_like(js)
     return StepFusion(torch.log_softmax(scores, dim=-1), js / math.log(2.0), zeros, zeros, lp_premature)
 
