@@ -126,6 +126,7 @@ def _coiecd(lp_full, lp_ref, trust, config):
     h = entropy(lp_ref).unsqueeze(-1)
     typical = (-lp_full - h).abs() <= config.coiecd_epsilon
     rows = torch.ones(lp_full.shape[0], device=lp_full.device)
+    lp_ref = finite_reference(lp_full, lp_ref)  # both branches may weight the reference negatively
     consistent = log_linear(lp_full, lp_ref, (1.0 - alpha) * rows)  # log p(y|x) + alpha (log p(y|x,D) - log p(y|x))
     conflicting = log_linear(lp_full, lp_ref, -alpha * rows)  # log p(y|x,D) + alpha (log p(y|x,D) - log p(y|x))
     merged = torch.where(typical, consistent, conflicting)
@@ -153,7 +154,7 @@ def _cocoa(lp_full, lp_ref, trust, config):
     top2 = lp_full.topk(2, dim=-1).values.exp()
     psi = 0.5 * (torch.sigmoid(entropy(lp_ref) - entropy(lp_full)) + (top2[:, 0] - top2[:, 1]))
     lam = 1.0 + kappa * ((config.cocoa_lambda_max - 1.0) * psi - (1.0 - psi))
-    return StepFusion(geometric_fusion(lp_full, lp_ref, 1.0 - lam), kappa, lam, 1.0 - lam)
+    return StepFusion(geometric_fusion(lp_full, finite_reference(lp_full, lp_ref), 1.0 - lam), kappa, lam, 1.0 - lam)
 
 
 def dola_premature(lp_final: torch.Tensor, lp_layers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
