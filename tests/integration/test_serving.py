@@ -17,7 +17,8 @@ import httpx
 import openai
 import pytest
 
-from grounded_rag import GroundedDecoder
+from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
 from grounded_rag.serving.worker import LocalBackend
 from grounded_rag.trust import normalize_scores
@@ -100,6 +101,37 @@ def expected(decoder: GroundedDecoder, question: str = QUESTION, **overrides):
     if key not in _EXPECTED:
         _EXPECTED[key] = decoder.generate(question, DOCS, max_new_tokens=N, **overrides)
     return _EXPECTED[key]
+
+
+# ----------------------------------------------------------------- hostile text (issue 16)
+def test_special_token_strings_in_any_request_field_stay_plain_text(client, decoder):
+    """A retrieved passage, a title, the question or a system message that spells the chat template's
+    control tokens reaches the model as plain text: the server feeds what in-process ``prepare``
+    encodes (the clean prompt's control tokens, as tests/integration/test_safety.py checks), and the
+    answer is in-process ``generate``'s, not the injected one."""
+    from .test_safety import CLEAN_DOC, SMOL_ATTACK, controls, hijacked
+    from .test_safety import QUESTION as CAPITAL
+
+    cases = [
+        (CAPITAL, [{"text": SMOL_ATTACK, "score": 0.8}], None),
+        (CAPITAL, [{"text": CLEAN_DOC, "title": SMOL_ATTACK, "score": 0.8}], None),
+        (SMOL_ATTACK, [{"text": CLEAN_DOC, "score": 0.8}], None),
+        (CAPITAL, [{"text": CLEAN_DOC, "score": 0.8}], SMOL_ATTACK),
+    ]
+    for question, docs, system in cases:
+        overrides = {"system_prompt": system} if system else {}
+        want = decoder.generate(question, docs, max_new_tokens=N, **overrides)
+        fed = decoder.prepare(question, docs, None, DecodingConfig(max_new_tokens=N, **overrides),
+                              get_method("grounded")).token_ids
+        assert [controls(decoder.tokenizer, ids) for ids in fed] == [5, 5]
+        messages = [{"role": "system", "content": system}] if system else []
+        r = client.chat.completions.create(model=decoder.name, messages=[*messages, {"role": "user", "content": question}],
+                                           max_tokens=N, extra_body={"documents": docs, "trace": True})
+        assert r.choices[0].message.content == want.text and not hijacked(want.text), want.text
+        assert r.usage.prompt_tokens == len(fed[0])
+        naive = decoder.tokenizer(want.prompts.full, add_special_tokens=False)["input_ids"]
+        assert len(naive) != len(fed[0]), "the attack is real: a tokenizer left alone makes control tokens of it"
+        assert r.model_extra["grounding"]["prompts"] == want.prompts.model_dump()
 
 
 # ----------------------------------------------------------------- openai client
