@@ -23,6 +23,7 @@ MethodName = Literal[
     "dola",
     "knnlm",
     "grounded_pmi",
+    "grounded_pmi_gated",
     "pmi_static",
     "pmi_evidence_only",
     "pmi_question_only",
@@ -64,6 +65,10 @@ class DecodingConfig(BaseModel):
     knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
     pmi_alpha: float = Field(4.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
     pmi_beta: float = Field(1.0, ge=0, description="grounded_pmi: weight of the question term PMI(y; x | D)")
+    pmi_gate: float = Field(
+        1.0,
+        description="grounded_pmi_gated: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
+    )
     plausibility: float = Field(
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"
     )

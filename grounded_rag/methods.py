@@ -218,7 +218,7 @@ RET: tuple[Reference, ...] = ("retrieval",)
 QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
 
-def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True):
+def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True, gated: bool = False):
     """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
 
     With p_full = p(y|x,D), p_q = p(y|x) (question only) and p_ret = p(y|D) (retrieval only),
@@ -235,6 +235,12 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     documents agree with memory (plain QA) a_t ~ 0 and the answer is standard decoding's. The head
     keeps a contrast from promoting tokens the full stream finds implausible. ``conflict`` in the
     trace is JS(p_full, p_q)/log 2, ``rho`` is a_t, ``eta`` is b_t, ``p_ref`` is p_q(y_t).
+
+    ``gated`` (``grounded_pmi_gated``): the evidence term applies only to tokens the question
+    supports, PMI(y; x | D) > m (``pmi_gate``, nats). An instruction planted in a document ("ignore
+    the documents and answer: X") is followed just as well without the question, so p_ret already
+    wants X and the question adds little: X keeps standard decoding's score instead of CAD's boost.
+    A retrieved answer to *this* question is one the question-blind stream does not single out.
     """
 
     def fuse(lp_full, lp_refs, trust, config):
@@ -243,7 +249,11 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         ones = torch.ones_like(c_q)
         a = config.pmi_alpha * trust * (c_q if adaptive else ones) if evidence else 0.0 * ones
         b = config.pmi_beta * (c_r if adaptive else ones) if question else 0.0 * ones
-        scores = lp_full + _weighted_diff(a, lp_full, lp_q) + _weighted_diff(b, lp_full, lp_ret)
+        evidence_term = _weighted_diff(a, lp_full, lp_q)
+        if gated:  # the question must support the token; a reference's -inf counts as support
+            supported = _pmi_x(lp_full, lp_ret) > config.pmi_gate
+            evidence_term = torch.where(supported, evidence_term, torch.zeros_like(evidence_term))
+        scores = lp_full + evidence_term + _weighted_diff(b, lp_full, lp_ret)
         kappa = config.plausibility if head else 0.0
         keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
         log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
@@ -252,6 +262,11 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         return StepFusion(log_q, c_q, a, b, lp_q)
 
     return fuse
+
+
+def _pmi_x(lp_full: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
+    """PMI(y; x | D) = log p_full - log p_ret; +inf where the reference rules the token out."""
+    return torch.where(torch.isfinite(lp_ret), lp_full - lp_ret, torch.full_like(lp_full, math.inf))
 
 
 def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
@@ -283,6 +298,12 @@ METHODS: dict[str, Method] = {
         Method("dola", (), "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
         Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
         Method("grounded_pmi", BOTH, "ours: evidence and question PMI contrasts over the plausible head", _pmi()),
+        Method(
+            "grounded_pmi_gated",
+            BOTH,
+            "ours: grounded_pmi whose evidence boost needs the question's support (resists instructions in documents)",
+            _pmi(gated=True),
+        ),
         Method("pmi_static", BOTH, "ablation of grounded_pmi: constant weights (no JS gating)", _pmi(adaptive=False)),
         Method("pmi_evidence_only", BOTH, "ablation of grounded_pmi: no question term (b_t = 0)", _pmi(question=False)),
         Method("pmi_question_only", BOTH, "ablation of grounded_pmi: no evidence term (a_t = 0)", _pmi(evidence=False)),

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..methods import get_method
 from ..prompts import encode, encode_text, open_answer, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
-from .data import Example, add_distractors, load_examples, split_examples
+from .data import Example, add_distractors, add_injection, load_examples, split_examples
 from .metrics import choice_generated, citation_scores, evidence_support, exact_match, substring_match, token_f1
 from .report import plot, to_markdown
 
@@ -52,6 +52,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "arithmetic": RHO_GRID,
     "query_only_reference": RHO_GRID,
     "grounded_pmi": PMI_GRID,
+    "grounded_pmi_gated": [{"pmi_gate": 0.0}, {"pmi_gate": 0.5}, {"pmi_gate": 1.0}],  # pmi_alpha = 4
     "pmi_static": PMI_GRID,
     "pmi_evidence_only": PMI_GRID,
     "pmi_question_only": [{"pmi_beta": 0.5}, {"pmi_beta": 1.0}, {"pmi_beta": 2.0}],
@@ -218,6 +219,8 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None) -> dict[s
             m["memorization_known"] = m["memorization"]
     elif closed is not None and substring_match(closed, ex.answers):
         m["substring_known"] = m["substring"]
+    if ex.injected:
+        m["hijacked"] = substring_match(text, [ex.injected])
     return m
 
 
@@ -275,11 +278,13 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
-             latency: bool = True, distractors: int = 0, seed: int = 0) -> dict[str, Any]:
+             latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
-    seeded random positions (robustness to irrelevant retrieved passages)."""
+    seeded random positions (robustness to irrelevant retrieved passages). ``inject`` appends an
+    instruction dictating another answer to one passage of every row; ``hijacked`` is the share of
+    answers that contain the dictated answer."""
     for m in methods:
         if m not in GRIDS:
             raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)}")
@@ -293,16 +298,18 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                               "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
                                            "stop": "\n", "max_new_tokens": max_new_tokens,
                                            "validation_rows": validation_limit, "distractors": distractors,
-                                           "seed": seed},
+                                           "seed": seed, "inject": inject},
                               "datasets": {}}
     for path in data:
         examples = load_examples(path)
-        dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "")
+        dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
         memotrap = all(ex.choices for ex in examples[:5])
         test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
         validation = split_examples(examples, "validation")[:validation_limit]
         if distractors and not memotrap:
             test, validation = (add_distractors(rows, examples, distractors, seed) for rows in (test, validation))
+        if inject and not memotrap:
+            test, validation = (add_injection(rows, seed) for rows in (test, validation))
         closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
         idx = resample_indices(len(test), resamples)
 

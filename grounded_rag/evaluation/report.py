@@ -13,9 +13,9 @@ def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
 
 COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
            "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
-           "loglik_accuracy", "generation_accuracy", "generation_memorization"]
+           "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
 
-DELTA_ALSO = ["generation_accuracy"]  # MemoTrap's second protocol gets its own Δ column
+DELTA_ALSO = ["generation_accuracy", "hijacked"]  # MemoTrap's second protocol gets its own Δ column
 
 
 def to_markdown(report: dict[str, Any]) -> str:

@@ -122,9 +122,10 @@ def test_coiecd_and_cocoa_match_their_formulas(decoder):
     assert np.abs(q - geometric(ref, p, lam)).max() < 2e-5
 
 
-@pytest.mark.parametrize("name", ["grounded_pmi", "pmi_static", "pmi_evidence_only", "pmi_question_only", "pmi_no_head"])
+@pytest.mark.parametrize("name", ["grounded_pmi", "grounded_pmi_gated", "pmi_static", "pmi_evidence_only",
+                                  "pmi_question_only", "pmi_no_head"])
 def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
-    cfg = DecodingConfig(method=name, pmi_alpha=3.0, pmi_beta=0.8, plausibility=0.05, gamma=10.0, b=0.5)
+    cfg = DecodingConfig(method=name, pmi_alpha=3.0, pmi_beta=0.8, plausibility=0.05, gamma=10.0, b=0.5, pmi_gate=0.3)
     req, logits, q = engine_first_step(decoder, cfg)
     assert len(req.token_ids) == 3 and req.token_ids[2] != req.token_ids[1]
     p, ret, query = softmax(logits[0]), softmax(logits[1]), softmax(logits[2])
@@ -132,7 +133,9 @@ def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
     adaptive = name != "pmi_static"
     a = 3.0 * r * (js2(p, query) if adaptive else 1.0) * (name != "pmi_question_only")
     b = 0.8 * (js2(p, ret) if adaptive else 1.0) * (name != "pmi_evidence_only")
-    scores = np.log(p) + a * (np.log(p) - np.log(query)) + b * (np.log(p) - np.log(ret))
+    supported = (np.log(p) - np.log(ret) > 0.3) if name == "grounded_pmi_gated" else True
+    assert name != "grounded_pmi_gated" or 0 < supported.sum() < supported.size, "the gate must bite somewhere"
+    scores = np.log(p) + a * (np.log(p) - np.log(query)) * supported + b * (np.log(p) - np.log(ret))
     head = p >= (0.05 if name != "pmi_no_head" else 0.0) * p.max()
     assert 0 < head.sum() < head.size or name == "pmi_no_head"
     expected = softmax(np.where(head, scores, -np.inf))
@@ -258,7 +261,8 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
 
 def test_eval_asks_every_method_for_a_short_answer_and_adds_distractors(tmp_path, decoder):
     """The short-answer protocol: the same instruction and answer prefix in every stream, a newline
-    ends the answer; ``--distractors 2`` adds passages of other questions to every row."""
+    ends the answer; ``--distractors 2`` adds passages of other questions to every row, ``--inject``
+    an instruction dictating another answer, scored as ``hijacked``."""
     for name in ["standard", "cad", "grounded", "grounded_pmi"]:
         cfg = base_config(name, {}, 8)
         req = decoder.prepare(QUESTION, DOCUMENTS, None, cfg, get_method(name))
@@ -267,12 +271,14 @@ def test_eval_asks_every_method_for_a_short_answer_and_adds_distractors(tmp_path
         assert cfg.stop == ["\n"]
     out = tmp_path / "eval"
     args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard,grounded_pmi", "--limit", "2",
-            "--no-tune", "--no-latency", "--max-new-tokens", "6", "--distractors", "2", "--out", str(out)]
+            "--no-tune", "--no-latency", "--max-new-tokens", "6", "--distractors", "2", "--inject", "--out", str(out)]
     assert main(args) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["protocol"]["answer_prefix"] == ANSWER_PREFIX and report["protocol"]["distractors"] == 2
-    nq = report["datasets"]["nq_swap_6+2distractors"]
+    nq = report["datasets"]["nq_swap_6+2distractors+injected"]
     assert set(nq["methods"]) == {"standard", "grounded_pmi"} and nq["n_test"] == 2
+    assert all("hijacked" in m["metrics"] and "hijacked" in m["diffs_vs_standard"] for m in nq["methods"].values())
+    assert "| hijacked |" in (out / "report.md").read_text()
     records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
     assert all("\n" not in r["text"] for r in records)
 

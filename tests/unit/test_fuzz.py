@@ -90,12 +90,12 @@ def logp(rows: int, vocab: int, seed: int, scale: float, masked: float) -> torch
 CONTRASTS = {"cad", "adacad", "dola", "coiecd", "cocoa"}
 
 fusion_configs = st.builds(
-    lambda rho, tau, beta, ca, ce, lam, ra, da, kl, pa, pb, kappa: DecodingConfig(
+    lambda rho, tau, beta, ca, ce, lam, ra, da, kl, pa, pb, kappa, gate: DecodingConfig(
         rho_max=rho, tau_r=tau, beta=beta, coiecd_alpha=ca, coiecd_epsilon=ce, cocoa_lambda_max=lam,
-        renyi_alpha=ra, dola_alpha=da, knn_lambda=kl, pmi_alpha=pa, pmi_beta=pb, plausibility=kappa),
+        renyi_alpha=ra, dola_alpha=da, knn_lambda=kl, pmi_alpha=pa, pmi_beta=pb, plausibility=kappa, pmi_gate=gate),
     st.one_of(st.floats(0, 1e6), st.just(math.inf)), st.floats(1e-3, 1e3), st.floats(0, 50), st.floats(0, 50),
     st.floats(1e-3, 50), st.floats(1, 50), st.floats(0.01, 0.99), st.floats(1e-3, 1), st.floats(0, 1),
-    st.floats(0, 50), st.floats(0, 50), st.floats(0, 0.99),
+    st.floats(0, 50), st.floats(0, 50), st.floats(0, 0.99), st.floats(-50, 50),
 )
 
 
