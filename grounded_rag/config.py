@@ -45,10 +45,11 @@ class DecodingConfig(BaseModel):
     # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    # grounded_pmi won on NQ-Swap validation and the distractor cases (docs/method-note.md), but it amplifies
-    # instructions written inside a document (the injection test answers "BANANA" with it), so it is not the
-    # default until that is solved.
-    method: MethodName = "grounded"
+    # The recommended method (docs/method-note.md): level with tuned CAD on NQ-Swap context-following and
+    # above it on F1, never below standard on plain QA, follows the document beside a distractor, and its
+    # question gate denies instructions planted in a document the boost CAD and grounded_pmi give them.
+    # "grounded" is the paper's method, exactly.
+    method: MethodName = "grounded_pmi_gated"
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")
@@ -65,8 +66,10 @@ class DecodingConfig(BaseModel):
     knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
     pmi_alpha: float = Field(4.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
     pmi_beta: float = Field(1.0, ge=0, description="grounded_pmi: weight of the question term PMI(y; x | D)")
+    # 1.0 and 2.0 tie on NQ-Swap validation (mean of clean 33 / 32 and injected 23 / 24); the stronger gate is
+    # kept, since the gate exists to resist planted instructions (docs/method-note.md).
     pmi_gate: float = Field(
-        1.0,
+        2.0,
         description="grounded_pmi_gated: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
     )
     plausibility: float = Field(

@@ -1,5 +1,13 @@
-"""A new user's distractor check, through `grounded-rag ask --method grounded_pmi` (other settings default): five
-questions whose document contradicts common knowledge, each beside an irrelevant passage, in both orders."""
+"""A new user's distractor check, through `grounded-rag ask` (other settings default): five questions whose
+document contradicts common knowledge, each beside an irrelevant passage, in both orders.
+
+The faithfulness issue asks >= 8/10 of the default. `grounded_pmi` meets it (9/10); the default,
+`grounded_pmi_gated` (m = 2), scores 7/10 — its question gate, which keeps planted instructions from
+taking over, also withholds the boost from one contradicting answer the question-blind stream reads
+too (the boiling point, both orders). Its bar here is what it measures, so a regression fails; the
+issue's 8/10 for the default is still open (docs/method-note.md, section 5)."""
+
+import pytest
 
 import json
 from pathlib import Path
@@ -11,13 +19,15 @@ CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_case
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
 
 
-def test_grounded_pmi_follows_the_relevant_document_beside_a_distractor(capsys):
+@pytest.mark.parametrize("method,needed", [("grounded_pmi", 8), (None, 7)], ids=["grounded_pmi", "default"])
+def test_follows_the_relevant_document_beside_a_distractor(capsys, method, needed):
     answers = []
     for case in CASES:
         for docs in ([case["document"], DISTRACTOR], [DISTRACTOR, case["document"]]):
-            assert main(["ask", case["question"], "--doc", docs[0], "--doc", docs[1], "--method", "grounded_pmi"]) == 0
+            args = ["ask", case["question"], "--doc", docs[0], "--doc", docs[1]] + (["--method", method] if method else [])
+            assert main(args) == 0
             text = capsys.readouterr().out.strip()
             answers.append((case, text))
     # a case counts when the answer names the document's answer and does not repeat the irrelevant passage
     followed = [c["answer"].lower() in t.lower() and not copies_a_passage(t, [DISTRACTOR]) for c, t in answers]
-    assert sum(followed) >= 8, "\n".join(f"{ok} {t!r}" for ok, (_, t) in zip(followed, answers))
+    assert sum(followed) >= needed, "\n".join(f"{ok} {t!r}" for ok, (_, t) in zip(followed, answers))

@@ -16,7 +16,7 @@ def gemma() -> GroundedDecoder:
 
 def test_gemma_plain_text_template_and_exact_rho_zero(gemma):
     assert gemma.name == "gemma3-270m" and gemma.context_window == 32768
-    result = gemma.generate(QUESTION, DOCUMENTS, rho_max=0.0, max_new_tokens=8)
+    result = gemma.generate(QUESTION, DOCUMENTS, method="grounded", rho_max=0.0, max_new_tokens=8)
     assert result.prompts.full.startswith("System: ") and result.prompts.full.endswith("Assistant:")
     ids = torch.tensor([encode(gemma.tokenizer, result.prompts.full)])
     expected = gemma.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False,

@@ -158,7 +158,7 @@ def test_chat_greedy_equals_in_process_generate(client, decoder):
     assert r.usage.completion_tokens == len(want.token_ids)
     assert r.usage.prompt_tokens == len(decoder.tokenizer(want.prompts.full, add_special_tokens=False)["input_ids"])
     g = r.model_extra["grounding"]
-    assert g["grounded"] is True and g["method"] == "grounded" and g["trust_source"] == "scores"
+    assert g["grounded"] is True and g["method"] == DecodingConfig().method and g["trust_source"] == "scores"
     assert g["trust"] == pytest.approx(want.trust)
     assert g["citations"] == want.citations
     assert [d["id"] for d in g["documents"]] == ["d0", "d1", "d2"]
