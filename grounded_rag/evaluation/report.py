@@ -15,7 +15,7 @@ COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "contex
            "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
 
-DELTA_ALSO = ["generation_accuracy", "hijacked"]  # MemoTrap's second protocol gets its own Δ column
+DELTA_ALSO = ["generation_accuracy", "hijacked"]  # MemoTrap by generation, and the --inject rows: their own Δ column
 
 
 def to_markdown(report: dict[str, Any]) -> str:
