@@ -107,18 +107,20 @@ def expected(decoder: GroundedDecoder, question: str = QUESTION, **overrides):
 def test_special_token_strings_in_any_request_field_stay_plain_text(client, decoder):
     """A retrieved passage, a title, the question or a system message that spells the chat template's
     control tokens reaches the model as plain text: the server feeds what in-process ``prepare``
-    encodes (the clean prompt's control tokens, as tests/integration/test_safety.py checks), and the
-    answer is in-process ``generate``'s, not the injected one."""
+    encodes (the clean prompt's control tokens, as tests/integration/test_safety.py checks), the
+    answer is in-process ``generate``'s, and an attack in retrieved text does not put BANANA in it."""
     from .test_safety import CLEAN_DOC, SMOL_ATTACK, controls, hijacked
     from .test_safety import QUESTION as CAPITAL
 
+    # (question, documents, system, the attack is in retrieved text): a question or system message that asks
+    # for BANANA is the caller's own instruction, so only retrieved text is held to "not hijacked"
     cases = [
-        (CAPITAL, [{"text": SMOL_ATTACK, "score": 0.8}], None),
-        (CAPITAL, [{"text": CLEAN_DOC, "title": SMOL_ATTACK, "score": 0.8}], None),
-        (SMOL_ATTACK, [{"text": CLEAN_DOC, "score": 0.8}], None),
-        (CAPITAL, [{"text": CLEAN_DOC, "score": 0.8}], SMOL_ATTACK),
+        (CAPITAL, [{"text": SMOL_ATTACK, "score": 0.8}], None, True),
+        (CAPITAL, [{"text": CLEAN_DOC, "title": SMOL_ATTACK, "score": 0.8}], None, True),
+        (SMOL_ATTACK, [{"text": CLEAN_DOC, "score": 0.8}], None, False),
+        (CAPITAL, [{"text": CLEAN_DOC, "score": 0.8}], SMOL_ATTACK, False),
     ]
-    for question, docs, system in cases:
+    for question, docs, system, retrieved in cases:
         overrides = {"system_prompt": system} if system else {}
         want = decoder.generate(question, docs, max_new_tokens=N, **overrides)
         fed = decoder.prepare(question, docs, None, DecodingConfig(max_new_tokens=N, **overrides),
@@ -127,7 +129,8 @@ def test_special_token_strings_in_any_request_field_stay_plain_text(client, deco
         messages = [{"role": "system", "content": system}] if system else []
         r = client.chat.completions.create(model=decoder.name, messages=[*messages, {"role": "user", "content": question}],
                                            max_tokens=N, extra_body={"documents": docs, "trace": True})
-        assert r.choices[0].message.content == want.text and not hijacked(want.text), want.text
+        assert r.choices[0].message.content == want.text
+        assert not (retrieved and hijacked(want.text)), want.text
         assert r.usage.prompt_tokens == len(fed[0])
         naive = decoder.tokenizer(want.prompts.full, add_special_tokens=False)["input_ids"]
         assert len(naive) != len(fed[0]), "the attack is real: a tokenizer left alone makes control tokens of it"
