@@ -7,10 +7,10 @@ taking over, also withholds the boost from one contradicting answer the question
 too (the boiling point, both orders). Its bar here is what it measures, so a regression fails; the
 issue's 8/10 for the default is still open (docs/method-note.md, section 5)."""
 
-import pytest
-
 import json
 from pathlib import Path
+
+import pytest
 
 from grounded_rag.cli import main
 from grounded_rag.evaluation.traces import copies_a_passage

@@ -54,11 +54,12 @@ def controls(tokenizer, ids: list[int]) -> int:
     return sum(i in special for i in ids)
 
 
-STREAMS = get_method(DecodingConfig().method).streams  # prompts per question under the default method
+DEFAULT_METHOD = get_method(DecodingConfig().method)
+STREAMS = DEFAULT_METHOD.streams  # prompts per question under the default method
 
 
 def clean_counts(decoder: GroundedDecoder) -> list[int]:
-    request = decoder.prepare(QUESTION, [CLEAN_DOC], None, DecodingConfig(), get_method(DecodingConfig().method))
+    request = decoder.prepare(QUESTION, [CLEAN_DOC], None, DecodingConfig(), DEFAULT_METHOD)
     return [controls(decoder.tokenizer, ids) for ids in request.token_ids]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,7 +40,7 @@ def test_core_imports_and_runs_its_cli_without_either_framework():
         "assert DecodingConfig().method\n"
         "grounded_rag.cli.main(['eval', '--help'])\n"
     )
-    run = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, cwd=ROOT)
+    run = subprocess.run([sys.executable, "-c", blocker], check=False, capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
 
 
@@ -60,6 +59,7 @@ def imported_top_modules(package_dir: Path) -> set[str]:
 
 @pytest.mark.parametrize("integration", ["langchain", "llama_index"])
 def test_integrations_declare_what_they_import(integration):
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+; the metadata is the same on every Python
     root = ROOT / "integrations" / integration
     meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = {d.split(">")[0].split("=")[0].split("<")[0].strip() for d in meta["dependencies"]}
