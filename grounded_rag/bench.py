@@ -158,8 +158,11 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
     gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
     pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
+    default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
+    default_prompts, _ = prepared(decoder, default, "documents_first", QUESTION, docs)
 
-    runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": [], "grounded_pmi": []}
+    runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": [], "grounded_pmi": [],
+                                                  "default": []}
     timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
     timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
     timed_decode(decoder, pmi_prompts, "grounded_pmi", 4, [trust])
@@ -168,6 +171,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
+        runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust]))
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
 
     # Batch throughput: 8 different questions (rotated documents) in one batched decode vs one.
@@ -208,6 +212,9 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "decode_ratio": round(med["grounded"][1] / med["standard"][1], 3),
         "grounded_pmi_prefill_ratio": round(med["grounded_pmi"][0] / med["standard"][0], 3),
         "grounded_pmi_decode_ratio": round(med["grounded_pmi"][1] / med["standard"][1], 3),
+        "default_method": default,
+        "default_prefill_ratio": round(med["default"][0] / med["standard"][0], 3),
+        "default_decode_ratio": round(med["default"][1] / med["standard"][1], 3),
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),

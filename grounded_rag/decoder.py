@@ -237,7 +237,8 @@ class GroundedDecoder:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
-                       datastores=self.datastores(requests, method), **engine)
+                       datastores=self.datastores(requests, method),
+                       finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -262,7 +263,8 @@ class GroundedDecoder:
             "p_ref": None if step.p_ref is None else step.p_ref.tolist(),
             "q": step.q.tolist(),
         }
-        for i, r in enumerate(running):
+        for i, question in enumerate(step.questions):
+            r = running[question]
             if r.finish is not None:
                 continue
             token = values["tokens"][i]

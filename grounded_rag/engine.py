@@ -10,7 +10,7 @@ prompt is prefilled without padding and the caches are assembled afterwards (see
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -36,13 +36,14 @@ class DecodeState:
 
 @dataclass
 class Step:
-    """One decoding step for every question of the batch."""
+    """One decoding step for every question still in the batch."""
 
-    tokens: torch.Tensor  # [B] chosen token ids
+    tokens: torch.Tensor  # [n] chosen token ids
     fusion: StepFusion
-    p_full: torch.Tensor  # [B] p_full(y_t)
-    p_ref: torch.Tensor | None  # [B] p_ref(y_t)
-    q: torch.Tensor  # [B] q(y_t)
+    p_full: torch.Tensor  # [n] p_full(y_t)
+    p_ref: torch.Tensor | None  # [n] p_ref(y_t)
+    q: torch.Tensor  # [n] q(y_t)
+    questions: list[int]  # [n] which question of the batch each row is (all of them unless some finished)
 
 
 def common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
@@ -234,6 +235,15 @@ def fuse_step(
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
+def keep_questions(state: DecodeState, keep: Sequence[int], streams: int) -> None:
+    """Drop finished questions' rows from the state (in place), so later steps cost only the rest."""
+    rows = torch.tensor([q * streams + s for q in keep for s in range(streams)], device=state.input_ids.device)
+    if state.cache is not None:
+        state.cache.batch_select_indices(rows)
+    state.input_ids, state.attention_mask, state.position_ids = (
+        state.input_ids[rows], state.attention_mask[rows], state.position_ids[rows])
+
+
 def decode(
     model: PreTrainedModel,
     method: Method,
@@ -245,34 +255,50 @@ def decode(
     share_prefix: bool = True,
     datastores: Sequence[Datastore] | None = None,
     ragged: bool | None = None,
+    finished: Callable[[], Sequence[bool]] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
-    The caller decides when each question is finished and stops iterating when all are; tokens
-    sent for finished questions are ignored by the caller.
+    The caller decides when each question is finished and stops iterating when all are. With
+    ``finished`` (called after each step: one flag per question of the batch) finished questions
+    leave the batch, so one long answer does not keep the whole batch's rows decoding; each
+    :class:`Step` says which questions its rows are. Without it every question stays to the end.
     """
     streams = method.streams
-    batch = len(prompts) // streams
+    questions = list(range(len(prompts) // streams))
     trust_t = torch.tensor(list(trust), dtype=torch.float32, device=model.device)
     warpers = build_warpers(config)
-    generators = make_generators(config, batch, model.device)
-    rows = torch.arange(batch, device=model.device)
+    generators = make_generators(config, len(questions), model.device)
+    stores = list(datastores) if datastores is not None else None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens, ragged, taps)
         for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, datastores)  # c_t, rho_t, q_t
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores)  # c_t, rho_t, q_t
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
+            rows = torch.arange(len(questions), device=model.device)
             yield Step(
                 tokens=tokens,
                 fusion=fused,
                 p_full=lp_full[rows, tokens].exp(),
                 p_ref=None if lp_ref is None else lp_ref[rows, tokens].exp(),
                 q=fused.log_q[rows, tokens].exp(),
+                questions=list(questions),
             )
-            if t + 1 < config.max_new_tokens:
-                taps.claim()
-                logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
+            if t + 1 == config.max_new_tokens:
+                break
+            done = finished() if finished is not None else ()
+            keep = [j for j, q in enumerate(questions) if not done[q]] if done else list(range(len(questions)))
+            if not keep:
+                break
+            if len(keep) < len(questions):
+                keep_questions(state, keep, streams)
+                questions = [questions[j] for j in keep]
+                trust_t, tokens = trust_t[keep], tokens[keep]
+                generators = None if generators is None else [generators[j] for j in keep]
+                stores = None if stores is None else [stores[j] for j in keep]
+            taps.claim()
+            logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
 
 
 @torch.inference_mode()

@@ -53,6 +53,12 @@ class ReservedLayer(DynamicLayer):
         self.keys, self.values = self._k[..., :end, :], self._v[..., :end, :]
         return self.keys, self.values
 
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        """Keep only these rows (finished questions leave the batch); the reserved room is kept."""
+        if self._length:
+            self._k, self._v = self._k[indices], self._v[indices]
+            self.keys, self.values = self._k[..., : self._length, :], self._v[..., : self._length, :]
+
     def batch_repeat_interleave(self, repeats: int) -> None:
         if self._length:
             self.keys = self.keys.repeat_interleave(repeats, dim=0)

@@ -153,8 +153,9 @@ def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datasto
     rows = len(prompts) // method.streams
     tokens: list[list[int]] = [[] for _ in range(rows)]
     done = [False] * rows
-    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores):
-        for i, t in enumerate(step.tokens.tolist()):
+    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores,
+                       finished=lambda: done):
+        for i, t in zip(step.questions, step.tokens.tolist()):
             if not done[i]:
                 tokens[i].append(t)
                 done[i] = t in decoder.eos_ids or "\n" in decoder.tokenizer.decode(tokens[i])

@@ -6,6 +6,8 @@ import pytest
 import torch
 
 from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag.engine import decode
+from grounded_rag.methods import get_method
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
@@ -101,6 +103,55 @@ def test_batched_equals_one_by_one(decoder, method, ragged):
         assert b.trust == single.trust
         for x, y in zip(b.trace, single.trace):
             assert abs(x.q - y.q) < 1e-4 and abs(x.rho - y.rho) < 1e-3
+
+
+LEAVING = [  # answers of very different lengths: the short ones end (EOS or the stop string) long before the last
+    {"question": "What is the capital of France? Answer in one word.", "documents": DOCUMENTS[2:]},
+    {"question": QUESTION, "documents": DOCUMENTS, "scores": [0.8, 0.4, 0.3]},
+    {"question": "When was the tower moved? Answer with the year only.", "documents": DOCUMENTS[:1]},
+]
+
+
+@pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("knnlm", False), ("dola", False),
+                                            ("grounded", True)])
+def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, sampled):
+    """A batch whose questions finish at different steps: finished rows are dropped from the decode state
+    (the engine's ``finished`` hook), and every answer still equals its one-at-a-time decode — also with
+    per-question sampling generators, kNN-LM's per-question datastores and DoLa's layer taps."""
+    settings = {"method": method, "max_new_tokens": 48, "stop": ["\n\n"]}
+    if sampled:
+        settings.update(temperature=0.8, top_k=20, seed=11)
+    cfg = DecodingConfig(**settings)
+    mt = get_method(method)
+    prepared = [decoder.prepare(r["question"], r["documents"], r.get("scores"), cfg, mt) for r in LEAVING]
+    sizes = [len(running) - sum(r.finish is not None for r in running)
+             for running in decoder._run(prepared, cfg, mt)]
+    assert sizes[0] == len(LEAVING) and min(sizes) < len(LEAVING) and len(set(sizes)) > 1, (
+        f"the questions should finish at different steps: {sizes}")
+    batched = decoder.generate_batch(LEAVING, config=cfg)
+    for request, b in zip(LEAVING, batched):
+        single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"), config=cfg)
+        assert b.token_ids == single.token_ids and b.finish_reason == single.finish_reason
+        for x, y in zip(b.trace, single.trace):
+            assert abs(x.q - y.q) < 1e-4 and abs(x.rho - y.rho) < 1e-3
+
+
+def test_finished_rows_are_removed_from_the_decode_state(decoder):
+    """The engine keeps decoding only the questions still running: its steps shrink once one finishes."""
+    cfg = DecodingConfig(max_new_tokens=48)
+    mt = get_method(cfg.method)
+    prepared = [decoder.prepare(r["question"], r["documents"], r.get("scores"), cfg, mt) for r in LEAVING]
+    prompts = [ids for r in prepared for ids in r.token_ids]
+    done = [False] * len(prepared)
+    seen = []
+    for step in decode(decoder.model, mt, prompts, [r.trust for r in prepared], cfg, decoder.pad_id,
+                       finished=lambda: done):
+        seen.append(list(step.questions))
+        assert step.tokens.shape[0] == len(step.questions)
+        for q, t in zip(step.questions, step.tokens.tolist()):
+            done[q] = done[q] or t in decoder.eos_ids
+    assert seen[0] == [0, 1, 2] and len(seen[-1]) == 1, f"rows per step: {[len(s) for s in seen]}"
+    assert all(set(b) <= set(a) for a, b in zip(seen, seen[1:])), "a finished question never comes back"
 
 
 def test_stop_strings_and_eos_end_generation(decoder):
