@@ -1,6 +1,7 @@
 """Exactness of the engine on the packaged SmolLM2-135M-Instruct (real weights, no mocks)."""
 
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 
 import pytest
 import torch
@@ -151,7 +152,7 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
         for q, t in zip(step.questions, step.tokens.tolist()):
             done[q] = done[q] or t in decoder.eos_ids
     assert seen[0] == [0, 1, 2] and len(seen[-1]) == 1, f"rows per step: {[len(s) for s in seen]}"
-    assert all(set(b) <= set(a) for a, b in zip(seen, seen[1:])), "a finished question never comes back"
+    assert all(set(b) <= set(a) for a, b in pairwise(seen)), "a finished question never comes back"
 
 
 def test_stop_strings_and_eos_end_generation(decoder):
