@@ -26,6 +26,8 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--stop", action="append", default=[])
     parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"])
+    parser.add_argument("--extractive", action="store_true",
+                        help="answer with a verbatim span of one document (short factual answers)")
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
 
@@ -35,6 +37,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         method=ns.method, rho_max=ns.rho_max, gamma=ns.gamma, b=ns.b, tau_r=ns.tau_r,
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
+        extractive=ns.extractive,
     )
 
 

@@ -87,6 +87,10 @@ class DecodingConfig(BaseModel):
     answer_prefix: str = Field(
         "", description="text every stream's assistant turn starts with (e.g. 'Answer:'); not part of the result"
     )
+    extractive: bool = Field(
+        False,
+        description="the answer is a verbatim span of one document (short factual answers; see grounded_rag.spans)",
+    )
     overflow: Literal["truncate", "error"] = Field(
         "truncate",
         description="prompt longer than the context window: drop lowest-score documents with a warning, or refuse",

@@ -21,6 +21,7 @@ from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method, get_method
 from .models import load_model
 from .prompts import build_prompts, encode
+from .spans import DocumentSpans, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
@@ -107,6 +108,7 @@ class GroundedDecoder:
         small_batch_linears(model)
         self.name = name
         self.eos_ids = self._eos_ids()
+        self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
 
@@ -237,7 +239,7 @@ class GroundedDecoder:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
-                       datastores=self.datastores(requests, method),
+                       datastores=self.datastores(requests, method), spans=self.spans(requests, config),
                        finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
@@ -252,6 +254,16 @@ class GroundedDecoder:
         if method.signal != "datastore":
             return None
         return [build_datastore(self.model, self.tokenizer, [d.text for d in r.documents]) for r in requests]
+
+    def spans(self, requests: Sequence[Request], config: DecodingConfig) -> list[DocumentSpans] | None:
+        """With ``extractive``: each question's documents (text and title), whose spans its answer may copy."""
+        if not config.extractive:
+            return None
+        key = tuple(config.stop)
+        if key not in self._ends:
+            self._ends[key] = end_tokens(self.tokenizer, self.eos_ids, config.stop)
+        return [DocumentSpans.build(self.tokenizer, [t for d in r.documents for t in (d.text, d.title) if t],
+                                    self._ends[key]) for r in requests]
 
     def _record(self, step: Step, running: list[_Running], config: DecodingConfig) -> None:
         values = {
@@ -285,7 +297,8 @@ class GroundedDecoder:
                 continue
             r.tokens.append(token)
             r.text = self.tokenizer.decode(r.tokens, skip_special_tokens=True)
-            cut = min((r.text.find(s) for s in config.stop if s in r.text), default=-1)
+            stops = [*config.stop, "\n"] if config.extractive else config.stop  # an extractive answer ends at a newline
+            cut = min((r.text.find(s) for s in stops if s in r.text), default=-1)
             if cut >= 0:
                 r.text = r.text[:cut]
                 r.finish = "stop"

@@ -11,7 +11,7 @@ prompt is prefilled without padding and the caches are assembled afterwards (see
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from transformers import DynamicCache, PreTrainedModel
@@ -20,6 +20,7 @@ from .config import DecodingConfig
 from .fusion import log_probs
 from .methods import Method, StepFusion, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
+from .spans import DocumentSpans, restrict
 from .speedups import ReservedLayer, make_cache
 from .taps import Datastore, LayerTaps, dola_candidates
 
@@ -256,6 +257,7 @@ def decode(
     datastores: Sequence[Datastore] | None = None,
     ragged: bool | None = None,
     finished: Callable[[], Sequence[bool]] | None = None,
+    spans: Sequence[DocumentSpans] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -263,6 +265,8 @@ def decode(
     ``finished`` (called after each step: one flag per question of the batch) finished questions
     leave the batch, so one long answer does not keep the whole batch's rows decoding; each
     :class:`Step` says which questions its rows are. Without it every question stays to the end.
+    ``spans`` (one per question: ``DecodingConfig.extractive``) keeps each answer a verbatim span of
+    its documents; the step's ``fusion.log_q`` is then the restricted distribution.
     """
     streams = method.streams
     questions = list(range(len(prompts) // streams))
@@ -270,12 +274,17 @@ def decode(
     warpers = build_warpers(config)
     generators = make_generators(config, len(questions), model.device)
     stores = list(datastores) if datastores is not None else None
+    spans = list(spans) if spans is not None else None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens, ragged, taps)
         for t in range(config.max_new_tokens):
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores)  # c_t, rho_t, q_t
+            if spans is not None:
+                fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
+            for s, token in zip(spans or [], tokens.tolist()):
+                s.advance(token)
             rows = torch.arange(len(questions), device=model.device)
             yield Step(
                 tokens=tokens,
@@ -297,6 +306,7 @@ def decode(
                 trust_t, tokens = trust_t[keep], tokens[keep]
                 generators = None if generators is None else [generators[j] for j in keep]
                 stores = None if stores is None else [stores[j] for j in keep]
+                spans = None if spans is None else [spans[j] for j in keep]
             taps.claim()
             logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
 

@@ -60,6 +60,15 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 }
 
 
+EXTRACTIVE = "+extractive"  # method suffix: the same method with DecodingConfig.extractive (answers copy a span)
+
+
+def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
+    """A ``--methods`` entry's method name and grid: ``cad+extractive`` is CAD's grid with extractive answers."""
+    name = spec.removesuffix(EXTRACTIVE)
+    return name, [{**params, "extractive": True} for params in GRIDS[name]] if spec != name else GRIDS[name]
+
+
 class Checkpoint:
     """Append-only JSONL of finished records, keyed so a rerun skips what is done. A run killed
     mid-write (SIGKILL, OOM) leaves at most one torn last line: it is cut off on reopening, so the
@@ -225,8 +234,7 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None) -> dict[s
     return m
 
 
-def _tune(decoder, examples, dataset, method, ckpt, batch_size, max_new_tokens, memotrap) -> tuple[dict, list]:
-    grid = GRIDS[method]
+def _tune(decoder, examples, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap) -> tuple[dict, list]:
     if len(grid) == 1:
         return grid[0], []
     scored = []
@@ -287,15 +295,17 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     instruction dictating another answer to one passage of every row; ``hijacked`` is the share of
     answers that contain the dictated answer."""
     for m in methods:
-        if m not in GRIDS:
-            raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)}")
+        if m.removesuffix(EXTRACTIVE) not in GRIDS:
+            raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)} "
+                             f"(any of them with {EXTRACTIVE!r} for extractive answers)")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     ckpt = Checkpoint(out_dir / "generations.jsonl")
     decoder = GroundedDecoder.from_pretrained(model)
+    grids = {spec: method_grid(spec) for spec in methods}
     print("tuning grids (same budget for every tunable method):",
-          ", ".join(f"{m}={len(GRIDS[m])}" for m in methods))
-    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: GRIDS[m] for m in methods},
+          ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
+    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: g for m, (_, g) in grids.items()},
                               "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
                                            "stop": "\n", "max_new_tokens": max_new_tokens,
                                            "validation_rows": validation_limit, "distractors": distractors,
@@ -305,6 +315,9 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         examples = load_examples(path)
         dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
         memotrap = all(ex.choices for ex in examples[:5])
+        if memotrap and any(spec.endswith(EXTRACTIVE) for spec in methods):
+            raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than copy a document; "
+                             f"evaluate it without {EXTRACTIVE!r}")
         test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
         validation = split_examples(examples, "validation")[:validation_limit]
         if distractors and not memotrap:
@@ -319,8 +332,10 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
 
         per_method: dict[str, Any] = {}
         values: dict[str, dict[str, list[float]]] = {}
-        for method in methods:
-            params, tuning = _tune(decoder, validation, dataset, method, ckpt, batch_size, max_new_tokens, memotrap) if tune else (GRIDS[method][len(GRIDS[method]) // 2], [])
+        for spec in methods:
+            method, grid = grids[spec]
+            params, tuning = (_tune(decoder, validation, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap)
+                              if tune else (grid[len(grid) // 2], []))
             if memotrap:
                 gens = memotrap_generations(decoder, test, dataset, method, params, ckpt, batch_size)
                 picks = [choice_generated(r["text"], ex.choices or []) for r, ex in zip(gens, test)]
@@ -335,8 +350,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                                         f"{dataset}: {method}")
                 rows = [score_record(r, ex, closed[ex.id]) for r, ex in zip(recs, test)]
                 vals = {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}
-            values[method] = vals
-            per_method[method] = {
+            values[spec] = vals
+            per_method[spec] = {
                 "params": params, "tuning": tuning,
                 "metrics": {k: bootstrap_ci(v, indices(len(v))) for k, v in vals.items() if v and k != "tokens"},
                 "avg_tokens": (sum(vals["tokens"]) / len(vals["tokens"])) if vals.get("tokens") else None,
@@ -353,7 +368,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         report["datasets"][dataset] = {"n_test": len(test), "n_validation": len(validation) if tune else 0, "main_metric": main,
                                        "methods": per_method}
     if latency:
-        report["latency"] = latency_table(decoder, methods, load_examples(data[0])[0], model)
+        names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
+        report["latency"] = latency_table(decoder, names, load_examples(data[0])[0], model)
     write_atomic(out_dir / "report.json", json.dumps(report, indent=2))
     markdown = to_markdown(report)
     write_atomic(out_dir / "report.md", markdown)

@@ -183,7 +183,7 @@ def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
     distances = [0.4, 1.1, 1.3]  # Chroma l2 distances
     docs = [{**d, "score": x} for d, x in zip(DOCS, distances)]
     scores = normalize_scores(distances, "l2")
-    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}):
+    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}, {"extractive": True}):
         want = decoder.generate(QUESTION, [{**d, "score": s} for d, s in zip(DOCS, scores)], max_new_tokens=N,
                                 **decoding)
         r = client.chat.completions.create(

@@ -1,0 +1,104 @@
+"""Extractive answers: keep the answer a verbatim span of one retrieved document.
+
+A small model asked for a short answer often names something no document says (in NQ-Swap
+validation, half of the default's wrong answers are not in the passage at all). With
+``DecodingConfig(extractive=True)`` every step may only pick a token that continues some span of
+the documents' own token ids, or — once the answer has a token — a token that ends it (EOS, a
+newline, a stop string). Which span, and where it ends, is still the method's choice: the mask
+composes with every fusion rule, after fusion and before sampling, like a transformers logits
+processor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from .prompts import encode_text
+
+
+def end_tokens(tokenizer: PreTrainedTokenizerBase, eos_ids: Iterable[int], stops: Sequence[str]) -> frozenset[int]:
+    """Token ids that end an extractive answer: EOS, and every token whose text holds a newline or a stop string."""
+    marks = ["\n", *(s for s in stops if s)]
+    texts = tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
+    return frozenset(eos_ids) | frozenset(i for i, text in enumerate(texts) if any(m in text for m in marks))
+
+
+@dataclass
+class DocumentSpans:
+    """One question's documents as token ids, and which of their positions the answer so far matches.
+
+    An answer may start at any token of a document. A word inside a passage is spelt with its
+    leading space (" Lyon") but an answer that opens the assistant turn spells it without ("Lyon",
+    maybe in other pieces, maybe capitalized), so each such word also gets *variants* (without the
+    space, capitalized), which continue in the document after the word. ``sequences`` holds the documents, then the variants;
+    ``follow[k]`` says where variant ``k`` continues (``None`` for a document). ``live`` holds the
+    ``(sequence, next position)`` pairs whose preceding tokens equal the answer; ``None`` before
+    the answer's first token.
+    """
+
+    sequences: list[list[int]]
+    follow: list[tuple[int, int] | None]
+    ends: frozenset[int]
+    live: list[tuple[int, int]] | None = field(default=None)
+
+    @classmethod
+    def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
+        # a passage follows "Doc k: " in the prompt, so its words carry their leading space
+        docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
+        words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
+        variants: dict[int, list[list[int]]] = {}
+        for t, w in words.items():
+            if w.startswith(" ") and w.strip():
+                spellings = {w.lstrip(), w.lstrip()[:1].upper() + w.lstrip()[1:]}  # "the" may open a sentence
+                spellings |= {" " + x for x in spellings}
+                variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
+        sequences, follow = list(docs), [None] * len(docs)
+        for d, doc in enumerate(docs):
+            for p, t in enumerate(doc):
+                for ids in variants.get(t, []):
+                    sequences.append(ids)
+                    follow.append((d, p + 1))
+        return cls(sequences, follow, ends)
+
+    def _settle(self, k: int, p: int) -> tuple[int, int]:
+        """A variant read to its end continues in its document."""
+        follow = self.follow[k]
+        return follow if p == len(self.sequences[k]) and follow is not None else (k, p)
+
+    def allowed(self) -> set[int]:
+        if self.live is None:
+            n = len([f for f in self.follow if f is None])
+            return {t for doc in self.sequences[:n] for t in doc} | {v[0] for v in self.sequences[n:] if v}
+        nexts = {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
+        return nexts | set(self.ends)
+
+    def advance(self, token: int) -> None:
+        if token in self.ends:
+            self.live = []
+            return
+        if self.live is None:
+            starts = [(k, p) for k, seq in enumerate(self.sequences)
+                      for p in (range(len(seq)) if self.follow[k] is None else range(min(1, len(seq))))]
+        else:
+            starts = [(k, p) for k, p in self.live if p < len(self.sequences[k])]
+        self.live = [self._settle(k, p + 1) for k, p in starts if self.sequences[k][p] == token]
+
+
+def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[DocumentSpans]) -> torch.Tensor:
+    """The fused log-distribution restricted to each row's span continuations, renormalized.
+
+    Where the method gives every allowed token zero mass (a plausibility head can), the full
+    stream's own distribution ranks them instead, so a row never ends up with nothing to pick."""
+    allowed = torch.zeros_like(log_q, dtype=torch.bool)
+    for i, s in enumerate(spans):
+        ids = [t for t in s.allowed() if t < log_q.shape[-1]]
+        allowed[i, ids] = True
+    masked = log_q.masked_fill(~allowed, -math.inf)
+    empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
+    masked = torch.where(empty, lp_full.masked_fill(~allowed, -math.inf), masked)
+    return torch.log_softmax(masked, dim=-1)

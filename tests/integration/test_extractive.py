@@ -1,0 +1,127 @@
+"""Extractive answers (``DecodingConfig.extractive``): every answer is a verbatim span of one document.
+
+Real packaged model and tokenizer; the constraint composes with every method, batches like the
+free decode, and goes through ``ask``, ``generate_batch`` and ``grounded-rag eval`` alike."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from grounded_rag import DecodingConfig
+from grounded_rag.cli import main
+from grounded_rag.spans import DocumentSpans, end_tokens, restrict
+
+from ..conftest import DOCUMENTS, QUESTION
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CONFLICT = ["Since the 2031 reform, the capital of France is Lyon.", "The weather in Tallinn is usually cold in winter."]
+
+
+def is_span(answer: str, documents: list[str]) -> bool:
+    """The answer is a substring of one document, its first letter's case aside (it may open a sentence)."""
+    a = re.sub(r"\s+", " ", answer.strip())
+    return bool(a) and any(a in d or a[0].swapcase() + a[1:] in d for d in documents)
+
+
+@pytest.fixture(scope="module")
+def ends(decoder):
+    return end_tokens(decoder.tokenizer, decoder.eos_ids, [])
+
+
+def test_document_spans_allow_only_continuations_of_the_documents(decoder, ends):
+    tok = decoder.tokenizer
+    spans = DocumentSpans.build(tok, CONFLICT, ends)
+    first = spans.allowed()
+    lyon, bare_lyon = tok.encode(" Lyon"), tok.encode("Lyon")
+    assert len(lyon) == 1 and lyon[0] in first, "a word as the passage spells it (with its space) may start"
+    assert bare_lyon[0] in first, "and as it opens the assistant turn (no space)"
+    assert tok.encode("The")[0] in first and tok.encode(" Paris")[0] not in first
+    assert not first & ends, "an answer has at least one token"
+    for t in tok.encode("Lyon"):
+        spans.advance(t)
+    assert spans.allowed() == {tok.encode(".")[0]} | ends, "after 'Lyon' only the passage's '.' or the end"
+    cap = DocumentSpans.build(tok, CONFLICT, ends)
+    for t in tok.encode("The capital of"):  # 'the capital' opens a sentence in the answer
+        cap.advance(t)
+    assert tok.encode(" France")[0] in cap.allowed()
+    cap.advance(next(iter(ends)))
+    assert cap.allowed() == set(ends), "an ended answer only ends"
+
+
+def test_restrict_renormalizes_and_falls_back_to_the_full_stream_when_the_method_rules_out_every_span():
+    spans = [DocumentSpans([[5, 6]], [None], frozenset({0})), DocumentSpans([[7]], [None], frozenset({0}))]
+    log_q = torch.log_softmax(torch.randn(2, 10), dim=-1)
+    log_q[1, 7] = -float("inf")  # a plausibility head that drops the only span token
+    lp_full = torch.log_softmax(torch.randn(2, 10), dim=-1)
+    out = restrict(log_q, lp_full, spans)
+    assert torch.allclose(out.exp().sum(-1), torch.ones(2))
+    assert set(torch.nonzero(out[0] > -float("inf")).flatten().tolist()) == {5, 6}
+    assert out[1, 7] == 0.0, "the row falls back to p_full over the allowed tokens, not to NaN"
+
+
+@pytest.mark.parametrize("method", ["standard", "grounded_pmi_gated", "cad", "grounded", "knnlm"])
+def test_extractive_answers_are_spans_of_the_documents(decoder, method):
+    free = decoder.generate("What is the capital of France?", CONFLICT, method=method, max_new_tokens=24)
+    result = decoder.generate("What is the capital of France?", CONFLICT, method=method, extractive=True,
+                              max_new_tokens=24)
+    assert is_span(result.text, CONFLICT), (method, result.text, free.text)
+    assert result.finish_reason in ("eos", "stop")
+    assert "\n" not in result.text
+
+
+def test_extractive_follows_the_evidence_where_free_decoding_answers_from_memory(decoder):
+    free = decoder.generate("What is the capital of France?", CONFLICT, method="standard", max_new_tokens=24)
+    assert "Paris" in free.text, "the premise: the model answers from memory"
+    result = decoder.generate("What is the capital of France?", CONFLICT, method="standard", extractive=True,
+                              max_new_tokens=24)
+    assert "Lyon" in result.text and "Paris" not in result.text
+
+
+@pytest.mark.parametrize("method", ["grounded_pmi_gated", "cad"])
+def test_extractive_batched_equals_one_by_one(decoder, method):
+    requests = [
+        {"question": QUESTION, "documents": DOCUMENTS, "scores": [0.8, 0.4, 0.3]},
+        {"question": "What is the capital of France?", "documents": CONFLICT},
+        {"question": "When was the tower moved?", "documents": DOCUMENTS[:1]},
+    ]
+    cfg = DecodingConfig(method=method, extractive=True, max_new_tokens=32)
+    batched = decoder.generate_batch(requests, config=cfg)
+    for request, b in zip(requests, batched):
+        single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"), config=cfg)
+        assert b.token_ids == single.token_ids and b.finish_reason == single.finish_reason
+        assert is_span(b.text, request["documents"])
+        for x, y in zip(b.trace, single.trace):
+            assert abs(x.q - y.q) < 1e-4
+
+
+def test_ask_extractive_from_the_command_line(capsys):
+    args = ["ask", "What is the capital of France?", "--doc", CONFLICT[0], "--doc", CONFLICT[1], "--extractive"]
+    assert main(args) == 0
+    answer = capsys.readouterr().out.strip()
+    assert is_span(answer, CONFLICT) and "Lyon" in answer
+
+
+def test_eval_runs_extractive_variants_and_refuses_them_on_memotrap(tmp_path, capsys):
+    out = tmp_path / "eval"
+    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard,cad+extractive",
+            "--limit", "2", "--validation-limit", "2", "--no-latency", "--max-new-tokens", "8", "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    methods = report["datasets"]["nq_swap_6"]["methods"]
+    assert set(methods) == {"standard", "cad+extractive"}
+    assert methods["cad+extractive"]["params"]["extractive"] is True
+    assert [t["params"]["beta"] for t in methods["cad+extractive"]["tuning"]] == [0.5, 1.0, 2.0]
+    rows = {json.loads(x)["id"]: json.loads(x) for x in (FIXTURES / "nq_swap_6.jsonl").read_text().splitlines()}
+    records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    extractive = [r for r in records if r.get("params", {}).get("extractive")]
+    assert len(extractive) >= 2 + 3 * 2
+    for r in extractive:
+        assert is_span(r["text"], [d["text"] for d in rows[r["id"]]["documents"]]), r["text"]
+    capsys.readouterr()
+    assert main(["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard+extractive",
+                 "--limit", "1", "--no-tune", "--no-latency", "--out", str(tmp_path / "mt")]) == 2
+    assert "MemoTrap" in capsys.readouterr().err
+    assert not (tmp_path / "mt" / "report.json").exists()
