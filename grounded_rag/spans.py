@@ -35,15 +35,18 @@ class DocumentSpans:
     An answer may start at any token of a document. A word inside a passage is spelt with its
     leading space (" Lyon") but an answer that opens the assistant turn spells it without ("Lyon",
     maybe in other pieces, maybe capitalized), so each such word also gets *variants* (without the
-    space, capitalized), which continue in the document after the word. ``sequences`` holds the documents, then the variants;
-    ``follow[k]`` says where variant ``k`` continues (``None`` for a document). ``live`` holds the
+    space, capitalized), which continue in the document after the word. ``sequences`` holds the
+    documents, then the variants; ``follow[k]`` says where variant ``k`` continues (``None`` for a document). ``live`` holds the
     ``(sequence, next position)`` pairs whose preceding tokens equal the answer; ``None`` before
-    the answer's first token.
+    the answer's first token. An answer ends only where a word of the document ends, so "43" is not
+    cut to "4" nor "Lynn" to "L" (the model's end-of-answer mass after a first digit often beats the
+    next digit's); a token joins the word before it when its text starts with a letter or digit.
     """
 
     sequences: list[list[int]]
     follow: list[tuple[int, int] | None]
     ends: frozenset[int]
+    joins: frozenset[int] = frozenset()  # tokens that continue the word before them ("3" after "4", "on" after "Ly")
     live: list[tuple[int, int]] | None = field(default=None)
 
     @classmethod
@@ -63,7 +66,9 @@ class DocumentSpans:
                 for ids in variants.get(t, []):
                     sequences.append(ids)
                     follow.append((d, p + 1))
-        return cls(sequences, follow, ends)
+        texts = {t: words.get(t) or tokenizer.decode([t]) for seq in sequences for t in seq}
+        joins = frozenset(t for t, w in texts.items() if w[:1].isalnum())
+        return cls(sequences, follow, ends, joins)
 
     def _settle(self, k: int, p: int) -> tuple[int, int]:
         """A variant read to its end continues in its document."""
@@ -75,7 +80,8 @@ class DocumentSpans:
             n = len([f for f in self.follow if f is None])
             return {t for doc in self.sequences[:n] for t in doc} | {v[0] for v in self.sequences[n:] if v}
         nexts = {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
-        return nexts | set(self.ends)
+        at_word_end = any(p == len(self.sequences[k]) or self.sequences[k][p] not in self.joins for k, p in self.live)
+        return nexts | set(self.ends) if at_word_end or not self.live else nexts
 
     def advance(self, token: int) -> None:
         if token in self.ends:

@@ -43,6 +43,13 @@ def test_document_spans_allow_only_continuations_of_the_documents(decoder, ends)
     for t in tok.encode("Lyon"):
         spans.advance(t)
     assert spans.allowed() == {tok.encode(".")[0]} | ends, "after 'Lyon' only the passage's '.' or the end"
+    number = DocumentSpans.build(tok, ["There are 43 cities in the sections below."], ends)
+    for t in tok.encode(" 4"):
+        number.advance(t)
+    assert number.allowed() == set(tok.encode("3")), "an answer ends where a word ends: '4' of '43' cannot end it"
+    for t in tok.encode("3"):
+        number.advance(t)
+    assert ends <= number.allowed()
     cap = DocumentSpans.build(tok, CONFLICT, ends)
     for t in tok.encode("The capital of"):  # 'the capital' opens a sentence in the answer
         cap.advance(t)
