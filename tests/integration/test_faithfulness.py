@@ -1,11 +1,14 @@
 """A new user's distractor check, through `grounded-rag ask` (other settings default): five questions whose
 document contradicts common knowledge, each beside an irrelevant passage, in both orders.
 
-The faithfulness issue asks >= 8/10 of the default. `grounded_pmi` meets it (9/10); the default,
+The faithfulness issue asks >= 8/10 of the default. `grounded_pmi` meets it (8/10); the default,
 `grounded_pmi_gated` (m = 2), scores 7/10 — its question gate, which keeps planted instructions from
 taking over, also withholds the boost from one contradicting answer the question-blind stream reads
 too (the boiling point, both orders). Its bar here is what it measures, so a regression fails; the
-issue's 8/10 for the default is still open (docs/method-note.md, section 5)."""
+issue's 8/10 for the default is still open (docs/method-note.md, section 5). With extractive answers
+(`ask --extractive`) the default scores 8/10: both boiling-point answers now copy the document's sentence
+("… boils at 90 degrees Celsius."); the two misses open with "The", which only the distractor has, and
+the span then runs on in it (Romeo and Juliet, both orders)."""
 
 import json
 from pathlib import Path
@@ -19,12 +22,14 @@ CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_case
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
 
 
-@pytest.mark.parametrize("method,needed", [("grounded_pmi", 8), (None, 7)], ids=["grounded_pmi", "default"])
-def test_follows_the_relevant_document_beside_a_distractor(capsys, method, needed):
+@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), (None, [], 7), (None, ["--extractive"], 8)],
+                         ids=["grounded_pmi", "default", "default-extractive"])
+def test_follows_the_relevant_document_beside_a_distractor(capsys, method, options, needed):
     answers = []
     for case in CASES:
         for docs in ([case["document"], DISTRACTOR], [DISTRACTOR, case["document"]]):
-            args = ["ask", case["question"], "--doc", docs[0], "--doc", docs[1]] + (["--method", method] if method else [])
+            args = ["ask", case["question"], "--doc", docs[0], "--doc", docs[1], *options]
+            args += ["--method", method] if method else []
             assert main(args) == 0
             text = capsys.readouterr().out.strip()
             answers.append((case, text))
