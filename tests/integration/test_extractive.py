@@ -71,10 +71,9 @@ def test_restrict_renormalizes_and_falls_back_to_the_full_stream_when_the_method
 
 @pytest.mark.parametrize("method", ["standard", "grounded_pmi_gated", "cad", "grounded", "knnlm"])
 def test_extractive_answers_are_spans_of_the_documents(decoder, method):
-    free = decoder.generate("What is the capital of France?", CONFLICT, method=method, max_new_tokens=24)
     result = decoder.generate("What is the capital of France?", CONFLICT, method=method, extractive=True,
                               max_new_tokens=24)
-    assert is_span(result.text, CONFLICT), (method, result.text, free.text)
+    assert is_span(result.text, CONFLICT), (method, result.text)
     assert result.finish_reason in ("eos", "stop")
     assert "\n" not in result.text
 
