@@ -266,6 +266,7 @@ class GroundedDecoder:
                                     self._ends[key]) for r in requests]
 
     def _record(self, step: Step, running: list[_Running], config: DecodingConfig) -> None:
+        stops = [*config.stop, "\n"] if config.extractive else config.stop  # an extractive answer ends at a newline
         values = {
             "tokens": step.tokens.tolist(),
             "rho": step.fusion.rho.tolist(),
@@ -297,7 +298,6 @@ class GroundedDecoder:
                 continue
             r.tokens.append(token)
             r.text = self.tokenizer.decode(r.tokens, skip_special_tokens=True)
-            stops = [*config.stop, "\n"] if config.extractive else config.stop  # an extractive answer ends at a newline
             cut = min((r.text.find(s) for s in stops if s in r.text), default=-1)
             if cut >= 0:
                 r.text = r.text[:cut]

@@ -36,8 +36,8 @@ class DocumentSpans:
     leading space (" Lyon") but an answer that opens the assistant turn spells it without ("Lyon",
     maybe in other pieces, maybe capitalized), so each such word also gets *variants* (without the
     space, capitalized), which continue in the document after the word. ``sequences`` holds the
-    documents, then the variants; ``follow[k]`` says where variant ``k`` continues (``None`` for a document). ``live`` holds the
-    ``(sequence, next position)`` pairs whose preceding tokens equal the answer; ``None`` before
+    documents, then the variants; ``follow[k]`` says where variant ``k`` continues (``None`` for a
+    document). ``live`` holds the ``(sequence, next position)`` pairs whose preceding tokens equal the answer; ``None`` before
     the answer's first token. An answer ends only where a word of the document ends, so "43" is not
     cut to "4" nor "Lynn" to "L" (the model's end-of-answer mass after a first digit often beats the
     next digit's); a token joins the word before it when its text starts with a letter or digit.
@@ -66,8 +66,8 @@ class DocumentSpans:
                 for ids in variants.get(t, []):
                     sequences.append(ids)
                     follow.append((d, p + 1))
-        texts = {t: words.get(t) or tokenizer.decode([t]) for seq in sequences for t in seq}
-        joins = frozenset(t for t, w in texts.items() if w[:1].isalnum())
+        spelt = {t: words.get(t) or tokenizer.decode([t]) for seq in sequences for t in seq}
+        joins = frozenset(t for t, w in spelt.items() if w[:1].isalnum())
         return cls(sequences, follow, ends, joins)
 
     def _settle(self, k: int, p: int) -> tuple[int, int]:

@@ -66,6 +66,9 @@ EXTRACTIVE = "+extractive"  # method suffix: the same method with DecodingConfig
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     """A ``--methods`` entry's method name and grid: ``cad+extractive`` is CAD's grid with extractive answers."""
     name = spec.removesuffix(EXTRACTIVE)
+    if name not in GRIDS:
+        raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)} "
+                         f"(any of them with {EXTRACTIVE!r} for extractive answers)")
     return name, [{**params, "extractive": True} for params in GRIDS[name]] if spec != name else GRIDS[name]
 
 
@@ -294,15 +297,11 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     seeded random positions (robustness to irrelevant retrieved passages). ``inject`` appends an
     instruction dictating another answer to one passage of every row; ``hijacked`` is the share of
     answers that contain the dictated answer."""
-    for m in methods:
-        if m.removesuffix(EXTRACTIVE) not in GRIDS:
-            raise InputError(f"unknown method {m!r} for eval; choose from {', '.join(GRIDS)} "
-                             f"(any of them with {EXTRACTIVE!r} for extractive answers)")
+    grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     ckpt = Checkpoint(out_dir / "generations.jsonl")
     decoder = GroundedDecoder.from_pretrained(model)
-    grids = {spec: method_grid(spec) for spec in methods}
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
     report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: g for m, (_, g) in grids.items()},
