@@ -9,6 +9,7 @@ from .types import Document, GenerationResult, TraceStep
 
 __all__ = [
     "METHODS",
+    "ConfigError",
     "ContextWindowError",
     "DecodingConfig",
     "Document",
@@ -16,13 +17,12 @@ __all__ = [
     "GroundedDecoder",
     "GroundedRAGError",
     "GroundedRAGWarning",
-    "ConfigError",
     "InputError",
     "ModelLoadError",
     "TraceStep",
     "calibrate_bias",
-    "load_shared",
     "calibrate_bias_from_retrievals",
+    "load_shared",
     "normalize_scores",
     "retrieval_trust",
 ]

@@ -28,6 +28,11 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"])
     parser.add_argument("--extractive", action="store_true",
                         help="answer with a verbatim span of one document (short factual answers)")
+    parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
+                        help="leave out passages whose question likelihood is more than this many nats per token "
+                        "below the best passage's")
+    parser.add_argument("--all-documents", action="store_true",
+                        help="read every passage, however unrelated to the question (no relevance filter)")
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
 
@@ -37,7 +42,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         method=ns.method, rho_max=ns.rho_max, gamma=ns.gamma, b=ns.b, tau_r=ns.tau_r,
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
-        extractive=ns.extractive,
+        extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
     )
 
 
@@ -85,7 +90,9 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     if ns.trace:
         print()
         print(f"method={result.method}  trust r(x,D)={result.trust:.3f} ({result.trust_source})  "
-              f"finish={result.finish_reason}  citations={result.citations}")
+              f"finish={result.finish_reason}  citations={result.citations}  "
+              f"left out as irrelevant: {len(result.irrelevant_documents)} of "
+              f"{len(result.documents) + len(result.irrelevant_documents) + len(result.dropped_documents)} passages")
         print(format_trace(result))
     return 0
 
@@ -134,8 +141,8 @@ def cmd_eval(ns: argparse.Namespace) -> int:
 
 def cmd_serve(ns: argparse.Namespace) -> int:
     try:
-        from .serving.settings import ServeSettings
         from .serving.server import serve
+        from .serving.settings import ServeSettings
     except ImportError as exc:
         print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
               "pip install 'grounded-rag[serve]'", file=sys.stderr)

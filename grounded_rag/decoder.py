@@ -3,66 +3,29 @@ the context-window policy, runs the engine, and turns steps into text, traces an
 
 from __future__ import annotations
 
-import math
 import re
-import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import torch
-from pydantic import ValidationError
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .config import DecodingConfig, unicode_text
+from .config import DecodingConfig
 from .engine import Step, common_prefix_length, decode
-from .errors import ContextWindowError, GroundedRAGWarning, InputError
+from .errors import InputError
+from .inputs import DocumentLike, Request, as_document, check_scores, fit_context, text_input
 from .methods import Method, get_method
 from .models import load_model
-from .prompts import build_prompts, encode
+from .relevance import question_likelihood, relevant
 from .spans import DocumentSpans, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
 from .types import Document, GenerationResult, Prompts, TraceStep
 
-DocumentLike = Document | str | Mapping[str, Any]
-_COSINE_SLACK = 1e-4  # float error of a distance -> similarity conversion (e.g. 1 - (-1e-7))
 _CITATION = re.compile(r"\bDoc(?:ument)?s?\s*#?\s*(\d+)|\[(\d+)\]", re.IGNORECASE)
-
-
-def as_document(doc: DocumentLike, index: int) -> Document:
-    if isinstance(doc, str):
-        if not doc.strip():
-            raise InputError(f"document {index + 1} is empty; remove empty passages before decoding")
-        doc = Document(text=_text(doc, f"document {index + 1}"))
-    elif isinstance(doc, Mapping):
-        if not isinstance(doc.get("text"), str) or not doc["text"].strip():
-            raise InputError(f"document {index + 1} has no text; every document needs a non-empty 'text'")
-        if isinstance(doc.get("score"), bool):
-            raise InputError(f"document {index + 1} has score {doc['score']!r}; a score is a number, not a bool")
-        try:
-            doc = Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata") if k in doc})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
-            raise InputError(f"document {index + 1} is not a valid document ({problems}); "
-                             "'text' and 'title' are strings, 'score' a number") from None
-    elif not isinstance(doc, Document):
-        raise InputError(
-            f"document {index + 1} is a {type(doc).__name__}; pass a str, a dict with 'text', or a Document"
-        )
-    _text(doc.text, f"document {index + 1}")
-    if doc.title is not None:
-        _text(doc.title, f"the title of document {index + 1}")
-    return doc
-
-
-def _text(value: str, what: str) -> str:
-    try:
-        return unicode_text(value, what)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
 
 
 def find_citations(text: str, n_documents: int) -> list[int]:
@@ -73,19 +36,6 @@ def find_citations(text: str, n_documents: int) -> list[int]:
         if 1 <= k <= n_documents and k not in seen:
             seen.append(k)
     return seen
-
-
-@dataclass
-class Request:
-    """One question made ready for the engine."""
-
-    question: str
-    documents: list[Document]
-    scores: list[float] | None
-    prompts: Prompts
-    token_ids: list[list[int]]  # one per stream: full, then reference
-    trust: float
-    dropped: list[Document] = field(default_factory=list)
 
 
 @dataclass
@@ -109,6 +59,8 @@ class GroundedDecoder:
         self.name = name
         self.eos_ids = self._eos_ids()
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
+        # a question asked again over the same passages (a tuning grid, a retried request) is not scored again
+        self._likelihood = lru_cache(maxsize=1024)(self._score_documents)
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
 
@@ -139,7 +91,7 @@ class GroundedDecoder:
     ) -> Request:
         if not isinstance(question, str) or not question.strip():
             raise InputError("question is empty; pass the user's question as a non-empty string")
-        _text(question, "the question")
+        text_input(question, "the question")
         if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
             raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
         if len(documents) == 0:
@@ -148,91 +100,31 @@ class GroundedDecoder:
                 "(use method='standard' without retrieval, or check the retriever)"
             )
         docs = [as_document(d, i) for i, d in enumerate(documents)]
-        scores = self._scores(docs, scores, config.score_space)
+        scores = check_scores(docs, scores, config.score_space)
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        docs, scores, dropped, (full, *refs), token_ids = self._fit_context(question, docs, scores, config, method)
+        docs, scores, irrelevant = self._relevant(question, docs, scores, config)
+        docs, scores, dropped, (full, *refs), token_ids = fit_context(
+            self.tokenizer, self.context_window, question, docs, scores, config, method)
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
         prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
                           references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
-        return Request(question, docs, scores, prompts, token_ids, trust, dropped)
+        return Request(question, docs, scores, prompts, token_ids, trust, dropped, irrelevant)
 
-    @staticmethod
-    def _scores(docs: list[Document], scores: Sequence[float] | None, space: str = "cosine") -> list[float] | None:
-        """The scores to gate on: one finite number per document, on the declared scale."""
-        if scores is None:
-            given = [d.score for d in docs]
-            if all(s is None for s in given):
-                return None
-            if any(s is None for s in given):
-                missing = [i + 1 for i, s in enumerate(given) if s is None]
-                raise InputError(
-                    f"documents {missing} have no score while others do; give every document a score or none"
-                )
-            scores = given  # type: ignore[assignment]
-        if isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable):
-            raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
-        scores = list(scores)
-        if len(scores) != len(docs):
-            raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
-        for i, s in enumerate(scores):
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-                raise InputError(f"score {i + 1} is {s!r}; scores must be finite numbers (normalize distances first)")
-            if space == "cosine" and not -1 - _COSINE_SLACK <= s <= 1 + _COSINE_SLACK:
-                raise InputError(
-                    f"score {i + 1} is {s!r}, outside [-1, 1], the cosine-similarity scale the trust gate reads; "
-                    "map vector-store distances with grounded_rag.normalize_scores(values, space), or set "
-                    "score_space='raw' for raw retriever scores (e.g. inner products) and calibrate b with "
-                    "calibrate_bias_from_retrievals"
-                )
-        return [float(s) for s in scores]
+    def _relevant(self, question: str, docs: list[Document], scores: list[float] | None, config: DecodingConfig):
+        """Leave out the passages the question is not about (``relevance_margin``; grounded_rag.relevance).
 
-    def _fit_context(self, question, docs, scores, config, method):
-        """Drop the lowest-scored documents (last ones without scores) until every stream's prompt fits.
+        Returns the kept documents and scores, in their order, and the documents left out."""
+        if config.relevance_margin is None or len(docs) < 2:
+            return docs, scores, []
+        keep = relevant(self._likelihood(question, tuple((d.title, d.text) for d in docs)), config.relevance_margin)
+        left_out = [d for i, d in enumerate(docs) if i not in keep]
+        return [docs[i] for i in keep], None if scores is None else [scores[i] for i in keep], left_out
 
-        Returns the kept documents and scores, the dropped documents, the prompts and their token ids."""
-        dropped: list[Document] = []
-        docs, scores = list(docs), (list(scores) if scores is not None else None)
-        budget = self.context_window - config.max_new_tokens
-        if budget <= 0:
-            raise ContextWindowError(
-                f"max_new_tokens={config.max_new_tokens} leaves no room for the prompt in the model's context "
-                f"window of {self.context_window} tokens; set max_new_tokens well below {self.context_window}"
-            )
-        while True:
-            prompts = build_prompts(self.tokenizer, question, docs, method.references, config.template,
-                                    config.system_prompt, config.answer_prefix)
-            token_ids = [encode(self.tokenizer, p) for p in prompts]
-            longest = max(len(ids) for ids in token_ids)
-            if longest <= budget:
-                break
-            if config.overflow == "error" or len(docs) == 1:
-                fix = (
-                    "; shorten the question or documents, lower max_new_tokens, or set overflow='truncate' to drop "
-                    "the lowest-scored documents"
-                    if config.overflow == "error" and len(docs) > 1
-                    else "; split long documents into passages (e.g. grounded-rag ingest --chunk-chars 800, or "
-                    "grounded_rag.retrieval.chunk_text), shorten the question, or lower max_new_tokens"
-                )
-                raise ContextWindowError(
-                    f"the prompt needs {longest} tokens plus max_new_tokens={config.max_new_tokens}, but the "
-                    f"model's context window is {self.context_window}"
-                    + (" even with a single document" if len(docs) == 1 else "")
-                    + fix
-                )
-            drop = min(range(len(docs)), key=lambda i: scores[i]) if scores is not None else len(docs) - 1
-            dropped.append(docs.pop(drop))
-            if scores is not None:
-                scores.pop(drop)
-        if dropped:
-            warnings.warn(
-                f"dropped {len(dropped)} document(s) with the lowest scores to fit the context window "
-                f"of {self.context_window} tokens",
-                GroundedRAGWarning,
-                stacklevel=4,
-            )
-        return docs, scores, dropped, prompts, token_ids
+    def _score_documents(self, question: str, passages: tuple[tuple[str | None, str], ...]) -> list[float]:
+        docs = [Document(title=title, text=text) for title, text in passages]
+        return question_likelihood(self.model, self.tokenizer, question, docs, self.pad_id)
 
     # ----------------------------------------------------------------- decoding
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
@@ -316,6 +208,7 @@ class GroundedDecoder:
             prompts=req.prompts,
             documents=req.documents,
             dropped_documents=req.dropped,
+            irrelevant_documents=req.irrelevant,
             citations=find_citations(r.text, len(req.documents)),
         )
 

@@ -334,3 +334,25 @@ def score_continuation(
                 forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)
                 logits = decode_one_token(model, state, forced)
     return total
+
+
+@torch.inference_mode()
+def continuation_log_probs(
+    model: PreTrainedModel, prefixes: Sequence[Sequence[int]], continuation: Sequence[int], pad_id: int,
+    ragged: bool | None = None,
+) -> torch.Tensor:
+    """log p(continuation_j | prefix_i, continuation_<j) for every prefix: [len(prefixes), len(continuation)].
+
+    One forward pass per prefix on a CPU (compute-bound: padding only costs), one left-padded batch
+    elsewhere; only the continuation's positions go through the LM head."""
+    ragged = model.device.type == "cpu" if ragged is None else ragged
+    rows = [list(p) + list(continuation) for p in prefixes]
+    n = len(continuation)
+    target = torch.tensor(list(continuation), dtype=torch.long, device=model.device)
+    out = []
+    for batch in ([r] for r in rows) if ragged else [rows]:
+        ids, mask = _left_pad(batch, pad_id, model.device)
+        logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask, torch.zeros_like(mask[:, 0])),
+                       use_cache=False, logits_to_keep=n + 1).logits[:, :-1].float()
+        out.append(torch.log_softmax(logits, dim=-1).gather(-1, target.expand(len(batch), n).unsqueeze(-1))[..., 0])
+    return torch.cat(out)

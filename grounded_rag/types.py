@@ -61,7 +61,10 @@ class GenerationResult(BaseModel):
     finish_reason: Literal["eos", "stop", "length"]
     prompts: Prompts
     documents: list[Document]
-    dropped_documents: list[Document] = Field(default_factory=list)
+    dropped_documents: list[Document] = Field(default_factory=list, description="left out to fit the context window")
+    irrelevant_documents: list[Document] = Field(
+        default_factory=list, description="left out as not about the question (DecodingConfig.relevance_margin)"
+    )
     citations: list[int] = Field(default_factory=list, description="1-based Doc numbers the answer cites")
 
     @property
@@ -79,6 +82,7 @@ class GenerationResult(BaseModel):
             "cited_document_ids": [d.id for d in self.cited_documents],
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
+            "irrelevant_documents": len(self.irrelevant_documents),
         }
 
     def trace_summary(self) -> dict[str, float]:

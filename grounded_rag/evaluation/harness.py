@@ -1,4 +1,4 @@
-"""``grounded-rag eval``: every method under one protocol (same prompts, sampling, stopping, budget).
+"""``grounded-rag eval``: every method under one protocol (``protocol.py``: same prompts, sampling, stopping, budget).
 
 Protocol: a deterministic split of each file into validation (30% by id hash) and test; each method's
 hyperparameters are chosen on validation from a grid of the same size for every tunable method
@@ -9,7 +9,6 @@ hyperparameters are chosen on validation from a grid of the same size for every 
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,106 +16,17 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..engine import decode, score_continuation
 from ..errors import InputError
 from ..methods import get_method
 from ..prompts import encode, encode_text, open_answer, render, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
+from .checkpoint import Checkpoint, write_atomic
 from .data import Example, add_distractors, add_injection, load_examples, split_examples
 from .metrics import choice_generated, citation_scores, evidence_support, exact_match, substring_match, token_f1
+from .protocol import ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROTOCOL, base_config, method_grid
 from .report import plot, to_markdown
-
-# The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
-# asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
-# the answer (base models such as Gemma-3-270M run on with "\n\nQuestion: ..." otherwise).
-EVAL_SYSTEM = "Answer the question using only the documents. Reply with the answer only."
-ANSWER_PREFIX = "Answer:"
-PROTOCOL = "short-v1"  # in every checkpoint key: records of another protocol are never reused
-RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
-PMI_GRID = [{"pmi_alpha": 1.0}, {"pmi_alpha": 2.0}, {"pmi_alpha": 4.0}]  # pmi_beta = 1, plausibility = 0.1
-# At most three settings per method (the same budget); one where a method has no free knob.
-GRIDS: dict[str, list[dict[str, Any]]] = {
-    "standard": [{}],
-    "cad": [{"beta": 0.5}, {"beta": 1.0}, {"beta": 2.0}],
-    "adacad": [{}],
-    "coiecd": [{"coiecd_epsilon": 0.5}, {"coiecd_epsilon": 1.0}, {"coiecd_epsilon": 2.0}],
-    "cocoa": [{"cocoa_lambda_max": 1.5}, {"cocoa_lambda_max": 2.0}, {"cocoa_lambda_max": 3.0}],
-    "dola": [{"dola_layers": "low"}, {"dola_layers": "high"}],
-    "knnlm": [{"knn_lambda": 0.1}, {"knn_lambda": 0.25}, {"knn_lambda": 0.5}],
-    "static": [{"rho_max": 0.5}, {"rho_max": 2.0}, {"rho_max": 8.0}],
-    "grounded": RHO_GRID,
-    "conflict_only": RHO_GRID,
-    "trust_only": RHO_GRID,
-    "arithmetic": RHO_GRID,
-    "query_only_reference": RHO_GRID,
-    "grounded_pmi": PMI_GRID,
-    "grounded_pmi_gated": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
-    "pmi_static": PMI_GRID,
-    "pmi_evidence_only": PMI_GRID,
-    "pmi_question_only": [{"pmi_beta": 0.5}, {"pmi_beta": 1.0}, {"pmi_beta": 2.0}],
-    "pmi_no_head": PMI_GRID,
-}
-
-
-EXTRACTIVE = "+extractive"  # method suffix: the same method with DecodingConfig.extractive (answers copy a span)
-
-
-def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
-    """A ``--methods`` entry's method name and grid: ``cad+extractive`` is CAD's grid with extractive answers."""
-    name = spec.removesuffix(EXTRACTIVE)
-    if name not in GRIDS:
-        raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)} "
-                         f"(any of them with {EXTRACTIVE!r} for extractive answers)")
-    return name, [{**params, "extractive": True} for params in GRIDS[name]] if spec != name else GRIDS[name]
-
-
-class Checkpoint:
-    """Append-only JSONL of finished records, keyed so a rerun skips what is done. A run killed
-    mid-write (SIGKILL, OOM) leaves at most one torn last line: it is cut off on reopening, so the
-    next record starts on a line of its own and the torn one is redone."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.records: dict[str, dict[str, Any]] = {}
-        if path.exists():
-            data = path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with path.open("r+b") as handle:
-                    handle.truncate(data.rfind(b"\n") + 1)
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut off by an interruption: redone
-                    self.records[rec["key"]] = rec
-
-    @staticmethod
-    def key(dataset: str, method: str, params: dict[str, Any], example_id: str, kind: str = "gen") -> str:
-        return f"{PROTOCOL}|{kind}|{dataset}|{method}|{json.dumps(params, sort_keys=True)}|{example_id}"
-
-    def add(self, records: list[dict[str, Any]]) -> None:
-        with self.path.open("a", encoding="utf-8") as handle:
-            for rec in records:
-                handle.write(json.dumps(rec) + "\n")
-                self.records[rec["key"]] = rec
-            handle.flush()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Whole file or the previous one, never half of it: write beside, then rename over."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
-    """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text."""
-    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
-                          answer_prefix=ANSWER_PREFIX if short_answer else "", score_space="raw",
-                          b=0.5, gamma=10.0, **params)
 
 
 def _todo(examples: list[Example], ckpt: Checkpoint, dataset: str, method: str, params: dict[str, Any],
@@ -314,7 +224,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         examples = load_examples(path)
         dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
         memotrap = all(ex.choices for ex in examples[:5])
-        if memotrap and any(spec.endswith(EXTRACTIVE) for spec in methods):
+        if memotrap and any(EXTRACTIVE in spec for spec in methods):
             raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than copy a document; "
                              f"evaluate it without {EXTRACTIVE!r}")
         test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)

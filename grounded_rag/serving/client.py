@@ -54,7 +54,7 @@ class GroundedClient:
     def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
                  api_key: str | None = None, max_concurrency: int = 64) -> None:
         root = base_url.rstrip("/")
-        self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
+        self.base_url = root.removesuffix("/v1")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
         self.max_concurrency = max_concurrency
@@ -119,13 +119,14 @@ class GroundedClient:
     @staticmethod
     def _result(text: str, grounding: Mapping[str, Any], docs: list[Document]) -> GenerationResult:
         """The server's audit (requested with ``trace``) back into the decoder's result type."""
-        dropped = set(grounding["dropped_document_ids"])
+        dropped, irrelevant = set(grounding["dropped_document_ids"]), set(grounding["irrelevant_document_ids"])
         return GenerationResult(
             text=text, token_ids=grounding["token_ids"], trace=[TraceStep(**s) for s in grounding["trace"]],
             trust=grounding["trust"], trust_source=grounding["trust_source"], method=grounding["method"],
             finish_reason=grounding["finish_reason"], prompts=Prompts(**grounding["prompts"]),
             documents=[Document(**d) for d in grounding["documents"]],
             dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
+            irrelevant_documents=[d for d in docs if d.id is not None and d.id in irrelevant],
             citations=grounding["citations"],
         )
 

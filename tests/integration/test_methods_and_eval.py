@@ -12,15 +12,10 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import fuse_step, open_taps, prefill
-from grounded_rag.evaluation.harness import (
-    ANSWER_PREFIX,
-    MEMOTRAP_NEW_TOKENS,
-    PROTOCOL,
-    base_config,
-    load_examples,
-    split_examples,
-)
+from grounded_rag.evaluation.data import load_examples, split_examples
+from grounded_rag.evaluation.harness import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated
+from grounded_rag.evaluation.protocol import ANSWER_PREFIX, PROTOCOL, base_config
 from grounded_rag.fusion import log_probs
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import encode
@@ -317,5 +312,5 @@ def test_eval_killed_mid_run_resumes_to_the_same_report(tmp_path):
     for dataset in want["datasets"]:
         for method, m in want["datasets"][dataset]["methods"].items():
             assert report["datasets"][dataset]["methods"][method]["metrics"] == m["metrics"], (dataset, method)
-    texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}  # noqa: E731
+    texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}
     assert texts(killed) == texts(clean)

@@ -18,7 +18,7 @@ from transformers import AutoTokenizer
 
 from grounded_rag import ContextWindowError, DecodingConfig, Document, InputError
 from grounded_rag.config import DecodingConfig as Config
-from grounded_rag.decoder import GroundedDecoder
+from grounded_rag.inputs import check_scores
 from grounded_rag.methods import METHODS, get_method
 from grounded_rag.prompts import build_prompts, control_token_ids, encode
 from grounded_rag.trust import retrieval_trust
@@ -65,7 +65,7 @@ score_lists = st.one_of(st.lists(numbers, min_size=1, max_size=4), st.lists(anyt
 def test_any_scores_give_a_trust_in_0_1_or_an_input_error(scores, space, tau_r, gamma, b):
     docs = [Document(text=f"passage {i}") for i in range(len(scores))]
     try:
-        checked = GroundedDecoder._scores(docs, scores, space)
+        checked = check_scores(docs, scores, space)
     except InputError:
         return
     assert checked is not None and all(math.isfinite(s) for s in checked)

@@ -1,0 +1,72 @@
+"""The evaluation protocol: what every method is asked, and the settings each may be tuned over.
+
+Every method answers the same prompts with the same sampling, stopping and budget; only its own
+knobs differ, each from a grid of the same size (``GRIDS``), chosen on validation rows only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import DecodingConfig
+from ..errors import InputError
+
+# The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
+# asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
+# the answer (base models such as Gemma-3-270M run on with "\n\nQuestion: ..." otherwise).
+EVAL_SYSTEM = "Answer the question using only the documents. Reply with the answer only."
+ANSWER_PREFIX = "Answer:"
+PROTOCOL = "short-v1"  # in every checkpoint key: records of another protocol are never reused
+RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
+PMI_GRID = [{"pmi_alpha": 1.0}, {"pmi_alpha": 2.0}, {"pmi_alpha": 4.0}]  # pmi_beta = 1, plausibility = 0.1
+# At most three settings per method (the same budget); one where a method has no free knob.
+GRIDS: dict[str, list[dict[str, Any]]] = {
+    "standard": [{}],
+    "cad": [{"beta": 0.5}, {"beta": 1.0}, {"beta": 2.0}],
+    "adacad": [{}],
+    "coiecd": [{"coiecd_epsilon": 0.5}, {"coiecd_epsilon": 1.0}, {"coiecd_epsilon": 2.0}],
+    "cocoa": [{"cocoa_lambda_max": 1.5}, {"cocoa_lambda_max": 2.0}, {"cocoa_lambda_max": 3.0}],
+    "dola": [{"dola_layers": "low"}, {"dola_layers": "high"}],
+    "knnlm": [{"knn_lambda": 0.1}, {"knn_lambda": 0.25}, {"knn_lambda": 0.5}],
+    "static": [{"rho_max": 0.5}, {"rho_max": 2.0}, {"rho_max": 8.0}],
+    "grounded": RHO_GRID,
+    "conflict_only": RHO_GRID,
+    "trust_only": RHO_GRID,
+    "arithmetic": RHO_GRID,
+    "query_only_reference": RHO_GRID,
+    "grounded_pmi": PMI_GRID,
+    "grounded_pmi_gated": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
+    "pmi_static": PMI_GRID,
+    "pmi_evidence_only": PMI_GRID,
+    "pmi_question_only": [{"pmi_beta": 0.5}, {"pmi_beta": 1.0}, {"pmi_beta": 2.0}],
+    "pmi_no_head": PMI_GRID,
+}
+
+
+# Method suffixes: ``cad+extractive`` is CAD with extractive answers (answers copy a span of a document);
+# ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
+# default). Without ``+relevant`` every method reads every passage, as the published methods do.
+EXTRACTIVE = "+extractive"
+RELEVANT = "+relevant"
+OPTIONS: dict[str, dict[str, Any]] = {
+    EXTRACTIVE: {"extractive": True},
+    RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
+}
+
+
+def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
+    """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
+    name, *options = spec.split("+")
+    unknown = [o for o in options if "+" + o not in OPTIONS]
+    if name not in GRIDS or unknown or len(set(options)) < len(options):
+        raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
+                         f"followed by {EXTRACTIVE!r} (extractive answers) and {RELEVANT!r} (relevant passages only)")
+    extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
+    return name, [{**params, **extra} for params in GRIDS[name]]
+
+
+def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
+    """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text."""
+    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
+                          answer_prefix=ANSWER_PREFIX if short_answer else "", score_space="raw",
+                          b=0.5, gamma=10.0, **{"relevance_margin": None, **params})

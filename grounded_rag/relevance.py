@@ -1,0 +1,49 @@
+"""Which retrieved passages the question is about, read by the model itself.
+
+A passage retrieved for another question (a distractor) captures small models: they copy its
+salient text, or answer from it. Before decoding, each passage is scored by the question's
+likelihood given the passage alone — the mean log p(question token | passage) under the same LM
+(UPR, Sachan et al. 2022: "Improving Passage Retrieval with Zero-Shot Question Generation"). A
+passage that answers the question makes the question likely; one about something else does not,
+whatever the retriever's score said. Passages more than ``relevance_margin`` nats per question
+token below the best are left out of every stream's prompt, and reported on the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from .engine import continuation_log_probs
+from .prompts import encode, encode_text, render
+from .types import Document
+
+SYSTEM = "You are a helpful assistant."
+INSTRUCTION = "Write a question that this passage answers."
+PASSAGE_TOKENS = 512  # a passage's head is enough to say what it is about, and keeps the scoring pass short
+
+
+def relevance_prompt(tokenizer: PreTrainedTokenizerBase, document: Document) -> list[int]:
+    """Token ids of the prompt the question is scored after: one passage, untrusted, head only."""
+    text = f"{document.title}: {document.text.strip()}" if document.title else document.text.strip()
+    ids = encode_text(tokenizer, text)
+    if len(ids) > PASSAGE_TOKENS:
+        text = tokenizer.decode(ids[:PASSAGE_TOKENS])
+    return encode(tokenizer, render(tokenizer, SYSTEM, f"Passage: {text}\n\n{INSTRUCTION}"))
+
+
+def question_likelihood(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, question: str, documents: Sequence[Document],
+    pad_id: int,
+) -> list[float]:
+    """Mean log p(question token | passage) per document, in nats (higher: the passage is about the question)."""
+    target = encode_text(tokenizer, question.strip())
+    prefixes = [relevance_prompt(tokenizer, d) for d in documents]
+    return continuation_log_probs(model, prefixes, target, pad_id).mean(dim=-1).tolist()
+
+
+def relevant(likelihoods: Sequence[float], margin: float) -> list[int]:
+    """Indices of the passages within ``margin`` nats per token of the most relevant one, in order."""
+    best = max(likelihoods)
+    return [i for i, v in enumerate(likelihoods) if v >= best - margin]

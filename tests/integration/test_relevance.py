@@ -1,0 +1,107 @@
+"""The relevance filter (``DecodingConfig.relevance_margin``): passages the question is not about are left
+out of every stream, and reported.
+
+Real packaged model; the filter is checked where it decides (the question's likelihood after each
+passage), where it acts (the prompts), and for exactness (filtering equals decoding the kept passages
+alone; batched equals one by one), through ``generate``, ``ask`` and ``grounded-rag eval``."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grounded_rag import DecodingConfig
+from grounded_rag.cli import main
+from grounded_rag.errors import ConfigError
+from grounded_rag.relevance import question_likelihood, relevant
+from grounded_rag.types import Document
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CASES = json.loads((FIXTURES / "distractor_cases.json").read_text())
+DISTRACTOR = "The weather in Tallinn is usually cold in winter."
+MARGIN = DecodingConfig().relevance_margin
+FRANCE = CASES[0]
+
+
+def test_the_question_is_likelier_after_the_passage_that_answers_it(decoder):
+    for case in CASES:
+        scores = question_likelihood(decoder.model, decoder.tokenizer, case["question"],
+                                     [Document(text=DISTRACTOR), Document(text=case["document"])], decoder.pad_id)
+        assert scores[1] > scores[0] + MARGIN, (case["question"], scores)
+
+
+def test_relevant_keeps_the_passages_within_the_margin_in_their_order():
+    assert relevant([-2.0, -1.0, -1.4, -3.0], 0.5) == [1, 2]
+    assert relevant([-1.0, -1.0], 0.0) == [0, 1]
+    assert relevant([-7.0], 0.0) == [0], "the best passage is always kept"
+
+
+def test_a_distractor_is_left_out_of_every_stream_and_reported(decoder):
+    result = decoder.generate(FRANCE["question"], [DISTRACTOR, FRANCE["document"]], max_new_tokens=8)
+    assert [d.text for d in result.irrelevant_documents] == [DISTRACTOR]
+    assert [d.text for d in result.documents] == [FRANCE["document"]]
+    assert all(DISTRACTOR not in p for p in [result.prompts.full, *result.prompts.references])
+    assert result.metadata()["irrelevant_documents"] == 1
+    assert "Lyon" in result.text
+
+
+def test_leaving_a_passage_out_equals_decoding_without_it(decoder):
+    for method in ("grounded_pmi_gated", "grounded", "cad"):
+        filtered = decoder.generate(FRANCE["question"], [DISTRACTOR, FRANCE["document"]], method=method,
+                                    max_new_tokens=12)
+        alone = decoder.generate(FRANCE["question"], [FRANCE["document"]], method=method, max_new_tokens=12,
+                                 relevance_margin=None)
+        assert filtered.token_ids == alone.token_ids and filtered.prompts == alone.prompts, method
+
+
+def test_without_a_margin_every_passage_is_read(decoder):
+    result = decoder.generate(FRANCE["question"], [FRANCE["document"], DISTRACTOR], max_new_tokens=4,
+                              relevance_margin=None)
+    assert not result.irrelevant_documents and DISTRACTOR in result.prompts.full
+
+
+def test_scores_and_ids_follow_their_documents_and_trust_reads_every_score(decoder):
+    docs = [{"text": DISTRACTOR, "id": "weather", "score": 0.9}, {"text": FRANCE["document"], "id": "fr", "score": 0.4}]
+    result = decoder.generate(FRANCE["question"], docs, max_new_tokens=4)
+    assert [(d.id, d.score) for d in result.documents] == [("fr", 0.4)]
+    assert [d.id for d in result.irrelevant_documents] == ["weather"]
+    everything = decoder.generate(FRANCE["question"], docs, max_new_tokens=4, relevance_margin=None)
+    assert result.trust == everything.trust, "trust judges the retrieval as it came, before any passage is left out"
+
+
+def test_batched_equals_one_by_one_with_the_filter(decoder):
+    requests = [{"question": c["question"], "documents": [DISTRACTOR, c["document"]]} for c in CASES[:3]]
+    cfg = DecodingConfig(max_new_tokens=10)
+    batched = decoder.generate_batch(requests, cfg)
+    for request, got in zip(requests, batched):
+        one = decoder.generate(request["question"], request["documents"], config=cfg)
+        assert got.token_ids == one.token_ids and got.irrelevant_documents == one.irrelevant_documents
+
+
+def test_a_negative_margin_is_refused_with_its_meaning():
+    with pytest.raises(ConfigError, match="relevance_margin"):
+        DecodingConfig(relevance_margin=-1.0)
+
+
+def test_ask_reports_the_left_out_passages_and_all_documents_reads_them(capsys):
+    base = ["ask", FRANCE["question"], "--doc", FRANCE["document"], "--doc", DISTRACTOR, "--trace",
+            "--max-new-tokens", "4"]
+    assert main(base) == 0
+    assert "left out as irrelevant: 1 of 2 passages" in capsys.readouterr().out
+    assert main([*base, "--all-documents"]) == 0
+    assert "left out as irrelevant: 0 of 2 passages" in capsys.readouterr().out
+
+
+def test_eval_runs_relevant_variants_and_refuses_unknown_options(tmp_path, capsys):
+    out = tmp_path / "eval"
+    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard,standard+relevant+extractive",
+            "--distractors", "1", "--limit", "2", "--no-tune", "--no-latency", "--max-new-tokens", "6",
+            "--out", str(out)]
+    assert main(args) == 0
+    methods = json.loads((out / "report.json").read_text())["datasets"]["nq_swap_6+1distractors"]["methods"]
+    assert methods["standard"]["params"] == {}, "the published methods read every passage"
+    assert methods["standard+relevant+extractive"]["params"] == {"relevance_margin": MARGIN, "extractive": True}
+    capsys.readouterr()
+    assert main(["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "cad+relevent",
+                 "--out", str(tmp_path / "bad")]) == 2
+    assert "+relevant" in capsys.readouterr().err
