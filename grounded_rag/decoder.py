@@ -104,23 +104,23 @@ class GroundedDecoder:
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        docs, scores, irrelevant = self._relevant(question, docs, scores, config)
-        docs, scores, dropped, (full, *refs), token_ids = fit_context(
-            self.tokenizer, self.context_window, question, docs, scores, config, method)
+        keep = self._relevant(question, docs, config)
+        irrelevant = [d for i, d in enumerate(docs) if i not in keep]
+        docs, numbers = [docs[i] for i in keep], [i + 1 for i in keep]
+        scores = None if scores is None else [scores[i] for i in keep]
+        docs, scores, numbers, dropped, (full, *refs), token_ids = fit_context(
+            self.tokenizer, self.context_window, question, docs, scores, numbers, config, method)
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
         prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
                           references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
-        return Request(question, docs, scores, prompts, token_ids, trust, dropped, irrelevant)
+        return Request(question, docs, scores, prompts, token_ids, trust, numbers, dropped, irrelevant)
 
-    def _relevant(self, question: str, docs: list[Document], scores: list[float] | None, config: DecodingConfig):
-        """Leave out the passages the question is not about (``relevance_margin``; grounded_rag.relevance).
-
-        Returns the kept documents and scores, in their order, and the documents left out."""
+    def _relevant(self, question: str, docs: list[Document], config: DecodingConfig) -> list[int]:
+        """Indices of the passages the question is about (``relevance_margin``; grounded_rag.relevance), in order.
+        The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
-            return docs, scores, []
-        keep = relevant(self._likelihood(question, tuple((d.title, d.text) for d in docs)), config.relevance_margin)
-        left_out = [d for i, d in enumerate(docs) if i not in keep]
-        return [docs[i] for i in keep], None if scores is None else [scores[i] for i in keep], left_out
+            return list(range(len(docs)))
+        return relevant(self._likelihood(question, tuple((d.title, d.text) for d in docs)), config.relevance_margin)
 
     def _score_documents(self, question: str, passages: tuple[tuple[str | None, str], ...]) -> list[float]:
         docs = [Document(title=title, text=text) for title, text in passages]
@@ -209,7 +209,8 @@ class GroundedDecoder:
             documents=req.documents,
             dropped_documents=req.dropped,
             irrelevant_documents=req.irrelevant,
-            citations=find_citations(r.text, len(req.documents)),
+            document_numbers=req.numbers,
+            citations=[k for k in find_citations(r.text, max(req.numbers)) if k in req.numbers],
         )
 
     @staticmethod

@@ -32,6 +32,7 @@ class Request:
     prompts: Prompts
     token_ids: list[list[int]]  # one per stream: full, then reference
     trust: float
+    numbers: list[int]  # each document's 1-based position in the caller's list (its "Doc k" in the prompt)
     dropped: list[Document] = field(default_factory=list)
     irrelevant: list[Document] = field(default_factory=list)
 
@@ -101,12 +102,12 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
 
 
 def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, question: str, docs: list[Document],
-                scores: list[float] | None, config: DecodingConfig, method: Method):
+                scores: list[float] | None, numbers: list[int], config: DecodingConfig, method: Method):
     """Drop the lowest-scored documents (last ones without scores) until every stream's prompt fits.
 
-    Returns the kept documents and scores, the dropped documents, the prompts and their token ids."""
+    Returns the kept documents, scores and numbers, the dropped documents, the prompts and their token ids."""
     dropped: list[Document] = []
-    docs, scores = list(docs), (list(scores) if scores is not None else None)
+    docs, scores, numbers = list(docs), (list(scores) if scores is not None else None), list(numbers)
     budget = context_window - config.max_new_tokens
     if budget <= 0:
         raise ContextWindowError(
@@ -115,7 +116,7 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
         )
     while True:
         prompts = build_prompts(tokenizer, question, docs, method.references, config.template,
-                                config.system_prompt, config.answer_prefix)
+                                config.system_prompt, config.answer_prefix, numbers)
         token_ids = [encode(tokenizer, p) for p in prompts]
         longest = max(len(ids) for ids in token_ids)
         if longest <= budget:
@@ -136,6 +137,7 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
             )
         drop = min(range(len(docs)), key=lambda i: scores[i]) if scores is not None else len(docs) - 1
         dropped.append(docs.pop(drop))
+        numbers.pop(drop)
         if scores is not None:
             scores.pop(drop)
     if dropped:
@@ -145,4 +147,4 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
             GroundedRAGWarning,
             stacklevel=5,
         )
-    return docs, scores, dropped, prompts, token_ids
+    return docs, scores, numbers, dropped, prompts, token_ids

@@ -21,18 +21,20 @@ from .types import Document
 Reference = Literal["retrieval", "query", "none"]
 
 
-def format_documents(documents: Sequence[Document]) -> str:
-    """``Doc 1: ...`` lines, numbered so an answer can cite ``Doc k``."""
+def format_documents(documents: Sequence[Document], numbers: Sequence[int] | None = None) -> str:
+    """``Doc 1: ...`` lines, numbered so an answer can cite ``Doc k``. ``numbers`` (1-based) keeps the caller's
+    numbering when some documents were left out, so ``Doc k`` always names the caller's k-th document."""
     lines = []
-    for k, doc in enumerate(documents, start=1):
+    for k, doc in zip(numbers or range(1, len(documents) + 1), documents):
         head = f"Doc {k}" + (f" ({doc.title})" if doc.title else "")
         lines.append(f"{head}: {doc.text.strip()}")
     return "\n".join(lines)
 
 
-def user_message(question: str | None, documents: Sequence[Document] | None, template: str) -> str:
+def user_message(question: str | None, documents: Sequence[Document] | None, template: str,
+                 numbers: Sequence[int] | None = None) -> str:
     parts_q = [f"Question: {question.strip()}"] if question is not None else []
-    parts_d = [f"Documents:\n{format_documents(documents)}"] if documents else []
+    parts_d = [f"Documents:\n{format_documents(documents, numbers)}"] if documents else []
     if template == "paper":
         return "\n".join(parts_q + parts_d)
     if template == "documents_first":
@@ -125,6 +127,7 @@ def build_prompts(
     template: str,
     system: str,
     answer_prefix: str = "",
+    numbers: Sequence[int] | None = None,
 ) -> list[RenderedPrompt]:
     """[full prompt, one prompt per reference stream] for one question.
 
@@ -140,7 +143,7 @@ def build_prompts(
     out = []
     for kind in ["full", *(k for k in kinds if k != "none")]:
         q, docs = parts[kind]
-        out.append(open_answer(render(tokenizer, system, user_message(q, docs, template)), answer_prefix))
+        out.append(open_answer(render(tokenizer, system, user_message(q, docs, template, numbers)), answer_prefix))
     return out
 
 

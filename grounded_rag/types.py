@@ -65,11 +65,17 @@ class GenerationResult(BaseModel):
     irrelevant_documents: list[Document] = Field(
         default_factory=list, description="left out as not about the question (DecodingConfig.relevance_margin)"
     )
+    document_numbers: list[int] = Field(
+        default_factory=list,
+        description="each document's 1-based position in the caller's list: the 'Doc k' the prompt shows it as "
+        "(1..n unless documents were left out); empty means 1..n",
+    )
     citations: list[int] = Field(default_factory=list, description="1-based Doc numbers the answer cites")
 
     @property
     def cited_documents(self) -> list[Document]:
-        return [self.documents[k - 1] for k in self.citations if 0 < k <= len(self.documents)]
+        numbers = self.document_numbers or list(range(1, len(self.documents) + 1))
+        return [self.documents[numbers.index(k)] for k in self.citations if k in numbers]
 
     def metadata(self) -> dict[str, Any]:
         """The result's grounding facts as plain data, for framework metadata fields."""
@@ -83,6 +89,7 @@ class GenerationResult(BaseModel):
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),
+            "document_numbers": self.document_numbers,
         }
 
     def trace_summary(self) -> dict[str, float]:

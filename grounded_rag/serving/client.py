@@ -127,6 +127,7 @@ class GroundedClient:
             documents=[Document(**d) for d in grounding["documents"]],
             dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
             irrelevant_documents=[d for d in docs if d.id is not None and d.id in irrelevant],
+            document_numbers=grounding["document_numbers"],
             citations=grounding["citations"],
         )
 

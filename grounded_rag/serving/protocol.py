@@ -253,6 +253,7 @@ def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
     out["documents"] = [d.model_dump(include=fields) for d in result.documents]
     out["dropped_document_ids"] = [d.id for d in result.dropped_documents]
     out["irrelevant_document_ids"] = [d.id for d in result.irrelevant_documents]
+    out["document_numbers"] = result.document_numbers
     if with_trace:
         out["trace"] = [s.model_dump() for s in result.trace]
         out["token_ids"] = result.token_ids

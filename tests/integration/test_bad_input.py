@@ -44,12 +44,14 @@ def test_bad_settings(decoder, override, fragment):
 def test_context_window_policy_truncates_lowest_scores_or_refuses(decoder):
     long_doc = "The tower is tall. " * 2000  # ~10,000 tokens: over the 8,192-token window
     docs = [DOCUMENTS[0], long_doc, DOCUMENTS[2]]
+    # every passage read (relevance_margin=None): the window alone decides here, not the relevance filter
     with pytest.warns(GroundedRAGWarning, match="dropped 1 document"):
-        r = decoder.generate(QUESTION, docs, scores=[0.9, 0.1, 0.5], max_new_tokens=2)
+        r = decoder.generate(QUESTION, docs, scores=[0.9, 0.1, 0.5], max_new_tokens=2, relevance_margin=None)
     assert [d.text for d in r.dropped_documents] == [long_doc]
     assert len(r.documents) == 2
     with pytest.raises(ContextWindowError, match="context window is 8192"):
-        decoder.generate(QUESTION, docs, scores=[0.9, 0.1, 0.5], max_new_tokens=2, overflow="error")
+        decoder.generate(QUESTION, docs, scores=[0.9, 0.1, 0.5], max_new_tokens=2, overflow="error",
+                         relevance_margin=None)
     with pytest.raises(ContextWindowError, match="single document"):
         decoder.generate(QUESTION, [long_doc], max_new_tokens=2)
     with warnings.catch_warnings():

@@ -70,7 +70,7 @@ def test_documents_first_shares_the_document_prefix_and_equals_separate_prefill(
                                 method="grounded")
     full_ids = encode(decoder.tokenizer, shared.prompts.full)
     ref_ids = encode(decoder.tokenizer, shared.prompts.reference)
-    doc_tokens = len(decoder.tokenizer(" ".join(DOCUMENTS))["input_ids"])
+    doc_tokens = len(decoder.tokenizer(" ".join(d.text for d in shared.documents))["input_ids"])  # the passages read
     assert shared.prompts.shared_prefix_tokens > doc_tokens, "the whole document block must be shared"
     assert full_ids[: shared.prompts.shared_prefix_tokens] == ref_ids[: shared.prompts.shared_prefix_tokens]
     assert shared.token_ids == separate.token_ids
@@ -80,7 +80,7 @@ def test_documents_first_shares_the_document_prefix_and_equals_separate_prefill(
 
 def test_prompts_differ_only_by_the_question_field(decoder):
     for template in ["paper", "documents_first"]:
-        r = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=1, template=template)
+        r = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=1, template=template, relevance_margin=None)
         sep = "\n" if template == "paper" else "\n\n"
         question_field = f"Question: {QUESTION}" + ("\n" if template == "paper" else "")
         assert r.prompts.reference == r.prompts.full.replace(question_field if template == "paper" else sep + question_field, "")

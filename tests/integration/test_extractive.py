@@ -79,10 +79,12 @@ def test_extractive_answers_are_spans_of_the_documents(decoder, method):
 
 
 def test_extractive_follows_the_evidence_where_free_decoding_answers_from_memory(decoder):
-    free = decoder.generate("What is the capital of France?", CONFLICT, method="standard", max_new_tokens=24)
+    # both passages read (relevance_margin=None): reading the weather passage too, the model answers from memory
+    free = decoder.generate("What is the capital of France?", CONFLICT, method="standard", max_new_tokens=24,
+                            relevance_margin=None)
     assert "Paris" in free.text, "the premise: the model answers from memory"
     result = decoder.generate("What is the capital of France?", CONFLICT, method="standard", extractive=True,
-                              max_new_tokens=24)
+                              max_new_tokens=24, relevance_margin=None)
     assert "Lyon" in result.text and "Paris" not in result.text
 
 

@@ -1,14 +1,14 @@
 """A new user's distractor check, through `grounded-rag ask` (other settings default): five questions whose
 document contradicts common knowledge, each beside an irrelevant passage, in both orders.
 
-The faithfulness issue asks >= 8/10 of the default. `grounded_pmi` meets it (8/10); the default,
-`grounded_pmi_gated` (m = 2), scores 7/10 — its question gate, which keeps planted instructions from
-taking over, also withholds the boost from one contradicting answer the question-blind stream reads
-too (the boiling point, both orders). Its bar here is what it measures, so a regression fails; the
-issue's 8/10 for the default is still open (docs/method-note.md, section 5). With extractive answers
-(`ask --extractive`) the default scores 8/10: both boiling-point answers now copy the document's sentence
-("… boils at 90 degrees Celsius."); the two misses open with "The", which only the distractor has, and
-the span then runs on in it (Romeo and Juliet, both orders)."""
+By default the irrelevant passage is left out before decoding (`relevance_margin`; it is the least likely
+passage to be asked this question in all ten), so each case is its document alone, and both orders answer alike.
+The issue asks >= 8/10 of the default. `grounded_pmi` meets it (8/10). The default, `grounded_pmi_gated`
+(m = 2), scores 6/10: from its document alone it answers "The boiling point of water at sea level in Celsius is
+100." (its question gate withholds the boost, docs/method-note.md section 5) and "El Salvador." for the
+Colosseum (both orders). Its bar here is what it measures, so a regression fails; the issue's 8/10 for the
+default is still open. With extractive answers (`ask --extractive`) the default scores 10/10, every answer a
+sentence of the document ("The Colosseum was moved stone by stone to Madrid, where it stands today.")."""
 
 import json
 from pathlib import Path
@@ -22,7 +22,7 @@ CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_case
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
 
 
-@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), (None, [], 7), (None, ["--extractive"], 8)],
+@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), (None, [], 6), (None, ["--extractive"], 10)],
                          ids=["grounded_pmi", "default", "default-extractive"])
 def test_follows_the_relevant_document_beside_a_distractor(capsys, method, options, needed):
     answers = []

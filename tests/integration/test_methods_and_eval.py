@@ -155,7 +155,7 @@ def test_dola_matches_its_formula_on_the_real_layers(decoder):
 
 
 def test_knnlm_matches_its_formula_with_a_datastore_of_the_passages(decoder):
-    cfg = DecodingConfig(method="knnlm", knn_k=8, knn_lambda=0.3, knn_temperature=50.0)
+    cfg = DecodingConfig(method="knnlm", knn_k=8, knn_lambda=0.3, knn_temperature=50.0, relevance_margin=None)
     req, _, q = engine_first_step(decoder, cfg)
     layers, final_logits = hidden_states(decoder, req.token_ids[0])
     keys, values = [], []

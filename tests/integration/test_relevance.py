@@ -43,11 +43,24 @@ def test_a_distractor_is_left_out_of_every_stream_and_reported(decoder):
     assert all(DISTRACTOR not in p for p in [result.prompts.full, *result.prompts.references])
     assert result.metadata()["irrelevant_documents"] == 1
     assert "Lyon" in result.text
+    # the kept passage keeps the caller's number, so an answer's "Doc 2" names the caller's second document
+    assert result.document_numbers == [2] and "Doc 2: Since" in result.prompts.full and "Doc 1" not in result.prompts.full
+
+
+def test_citations_name_the_callers_documents_after_a_passage_is_left_out(decoder):
+    docs = [DISTRACTOR, "The Eiffel Tower is in Paris.", "Gustave Eiffel's company built the Eiffel Tower in 1889."]
+    result = decoder.generate("Who built the Eiffel Tower?", docs, max_new_tokens=4)
+    assert result.document_numbers == [2, 3] and [d.text for d in result.documents] == docs[1:]
+    assert "Doc 2: The Eiffel Tower is in Paris." in result.prompts.full and "Doc 3: Gustave" in result.prompts.full
+    # the small model rarely cites on its own; what a citation "Doc 3" resolves to is checked on the result
+    cited = result.model_copy(update={"citations": [3]})
+    assert [d.text for d in cited.cited_documents] == [docs[2]]
+    assert cited.metadata()["document_numbers"] == [2, 3]
 
 
 def test_leaving_a_passage_out_equals_decoding_without_it(decoder):
     for method in ("grounded_pmi_gated", "grounded", "cad"):
-        filtered = decoder.generate(FRANCE["question"], [DISTRACTOR, FRANCE["document"]], method=method,
+        filtered = decoder.generate(FRANCE["question"], [FRANCE["document"], DISTRACTOR], method=method,
                                     max_new_tokens=12)
         alone = decoder.generate(FRANCE["question"], [FRANCE["document"]], method=method, max_new_tokens=12,
                                  relevance_margin=None)

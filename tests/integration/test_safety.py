@@ -256,7 +256,7 @@ def test_too_long_prompts_and_budgets_name_the_fix(decoder):
         decoder.generate(QUESTION, [huge], max_new_tokens=2)
     assert "overflow='truncate'" not in str(caught.value), "truncate is already the default"
     with pytest.raises(ContextWindowError, match="set overflow='truncate'"):
-        decoder.generate(QUESTION, [huge, CLEAN_DOC], max_new_tokens=2, overflow="error")
+        decoder.generate(QUESTION, [huge, CLEAN_DOC], max_new_tokens=2, overflow="error", relevance_margin=None)
     with pytest.raises(ContextWindowError, match="max_new_tokens=1000000000 leaves no room.*below 8192"):
         decoder.generate(QUESTION, [CLEAN_DOC], max_new_tokens=10**9)
     with pytest.raises(InputError, match="request 1 is not a mapping"):

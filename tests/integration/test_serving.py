@@ -164,8 +164,10 @@ def test_chat_greedy_equals_in_process_generate(client, decoder):
     assert g["grounded"] is True and g["method"] == DecodingConfig().method and g["trust_source"] == "scores"
     assert g["trust"] == pytest.approx(want.trust)
     assert g["citations"] == want.citations
-    assert [d["id"] for d in g["documents"]] == ["d0", "d1", "d2"]
-    assert [d["score"] for d in g["documents"]] == SCORES
+    assert [d["id"] for d in g["documents"]] == [d.id for d in want.documents]
+    assert g["irrelevant_document_ids"] == [d.id for d in want.irrelevant_documents]
+    assert sorted([d["id"] for d in g["documents"]] + g["irrelevant_document_ids"]) == ["d0", "d1", "d2"]
+    assert [d["score"] for d in g["documents"]] == [SCORES[int(d["id"][1:])] for d in g["documents"]]
     assert "trace" not in g, "the per-token trace is sent only on request"
 
 
@@ -192,7 +194,7 @@ def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
         assert r.choices[0].message.content == want.text, decoding
         g = r.model_extra["grounding"]
         assert g["method"] == want.method and g["trust"] == pytest.approx(want.trust)
-        assert [d["score"] for d in g["documents"]] == pytest.approx(scores)
+        assert [d["score"] for d in g["documents"]] == pytest.approx([d.score for d in want.documents])
 
 
 def test_documents_as_plain_strings_without_scores(client, decoder):

@@ -60,7 +60,9 @@ def test_retriever_query_engine_carries_scores_trust_trace_and_sources(llm, inde
     assert isinstance(response, Response) and response.response
     assert response.source_nodes[0].node.ref_doc_id == "tower"
     expected = normalize_scores([n.score for n in response.source_nodes], "exp_l2")
-    assert response.metadata["scores_used"] == pytest.approx(expected)
+    numbers = response.metadata["document_numbers"]  # the passages read, as numbered among the retrieved ones
+    assert len(numbers) + response.metadata["irrelevant_documents"] == len(response.source_nodes)
+    assert response.metadata["scores_used"] == pytest.approx([expected[k - 1] for k in numbers])
     assert 0 < response.metadata["trust"] < 1 and response.metadata["trust_source"] == "scores"
     assert response.metadata["trace_summary"]["tokens"] > 0
     for node_id in response.metadata["cited_node_ids"]:
@@ -80,7 +82,7 @@ def test_node_postprocessors_stay_in_effect(llm, index):
     response = engine.query(QUESTION)
     kept = response.source_nodes
     assert 0 < len(kept) < 3 and all(n.score >= 0.4 for n in kept)
-    assert len(response.metadata["scores_used"]) == len(kept)
+    assert len(response.metadata["scores_used"]) + response.metadata["irrelevant_documents"] == len(kept)
 
 
 def test_as_query_engine_streaming_equals_non_streaming(llm, index):
