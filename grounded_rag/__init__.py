@@ -9,7 +9,6 @@ from .types import Document, GenerationResult, TraceStep
 
 __all__ = [
     "METHODS",
-    "ConfigError",
     "ContextWindowError",
     "DecodingConfig",
     "Document",
@@ -17,12 +16,13 @@ __all__ = [
     "GroundedDecoder",
     "GroundedRAGError",
     "GroundedRAGWarning",
+    "ConfigError",
     "InputError",
     "ModelLoadError",
     "TraceStep",
     "calibrate_bias",
-    "calibrate_bias_from_retrievals",
     "load_shared",
+    "calibrate_bias_from_retrievals",
     "normalize_scores",
     "retrieval_trust",
 ]

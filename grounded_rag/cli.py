@@ -141,8 +141,8 @@ def cmd_eval(ns: argparse.Namespace) -> int:
 
 def cmd_serve(ns: argparse.Namespace) -> int:
     try:
-        from .serving.server import serve
         from .serving.settings import ServeSettings
+        from .serving.server import serve
     except ImportError as exc:
         print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
               "pip install 'grounded-rag[serve]'", file=sys.stderr)

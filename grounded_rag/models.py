@@ -15,13 +15,13 @@ removed by the next one.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata as metadata
 import json
 import os
 import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import torch

@@ -9,11 +9,11 @@ unit-normalized and the collection uses cosine space, so a hit's score is its co
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata as metadata
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from .errors import InputError, ModelLoadError

@@ -7,7 +7,7 @@ FastAPI and uvicorn come with the ``serve`` extra: ``pip install 'grounded-rag[s
 
 from .settings import ServeSettings
 
-__all__ = ["LocalBackend", "ServeSettings", "create_app"]
+__all__ = ["ServeSettings", "create_app", "LocalBackend"]
 
 
 def __getattr__(name: str):  # FastAPI is an optional extra: import it only when asked for

@@ -205,7 +205,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
                         body = {"id": rid, "object": "chat.completion.chunk" if chat else "text_completion",
                                 "created": created, "model": model, "choices": [], "usage": usage(outcome)}
                         yield f"data: {json.dumps(body)}\n\n"
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - headers are sent: report in-band, as OpenAI does
                 log.exception("stream failed")
                 yield f"data: {json.dumps({'error': {'message': str(exc), 'type': 'server_error'}})}\n\n"
             finally:

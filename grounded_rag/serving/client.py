@@ -54,7 +54,7 @@ class GroundedClient:
     def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
                  api_key: str | None = None, max_concurrency: int = 64) -> None:
         root = base_url.rstrip("/")
-        self.base_url = root.removesuffix("/v1")
+        self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
         self.max_concurrency = max_concurrency

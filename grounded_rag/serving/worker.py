@@ -150,7 +150,7 @@ class ModelWorker:
         loop = asyncio.get_running_loop()
         handle = StreamHandle()
         self.stats["streams"] += 1
-        put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)
+        put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)  # noqa: E731
         loop.run_in_executor(self.executor, self._stream, job, handle, put)
         kind, value = await handle.events.get()
         if kind == "error":

@@ -312,5 +312,5 @@ def test_eval_killed_mid_run_resumes_to_the_same_report(tmp_path):
     for dataset in want["datasets"]:
         for method, m in want["datasets"][dataset]["methods"].items():
             assert report["datasets"][dataset]["methods"][method]["metrics"] == m["metrics"], (dataset, method)
-    texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}
+    texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}  # noqa: E731
     assert texts(killed) == texts(clean)
