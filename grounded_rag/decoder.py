@@ -4,6 +4,7 @@ the context-window policy, runs the engine, and turns steps into text, traces an
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +19,7 @@ from .errors import InputError
 from .inputs import DocumentLike, Request, as_document, check_scores, fit_context, text_input
 from .methods import Method, get_method
 from .models import load_model
-from .relevance import question_likelihood, relevant
+from .relevance import question_likelihoods, relevant
 from .spans import DocumentSpans, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
@@ -60,7 +61,7 @@ class GroundedDecoder:
         self.eos_ids = self._eos_ids()
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
         # a question asked again over the same passages (a tuning grid, a retried request) is not scored again
-        self._likelihood = lru_cache(maxsize=1024)(self._score_documents)
+        self._relevance: OrderedDict[tuple[str, tuple[tuple[str | None, str], ...]], list[float]] = OrderedDict()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
 
@@ -120,11 +121,43 @@ class GroundedDecoder:
         The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs)))
-        return relevant(self._likelihood(question, tuple((d.title, d.text) for d in docs)), config.relevance_margin)
+        key = (question, tuple((d.title, d.text) for d in docs))
+        self._score_relevance([key])
+        self._relevance.move_to_end(key)
+        return relevant(self._relevance[key], config.relevance_margin)
 
-    def _score_documents(self, question: str, passages: tuple[tuple[str | None, str], ...]) -> list[float]:
-        docs = [Document(title=title, text=text) for title, text in passages]
-        return question_likelihood(self.model, self.tokenizer, question, docs, self.pad_id)
+    RELEVANCE_CACHE = 1024  # (question, passages) scorings kept
+
+    def _score_relevance(self, keys: Sequence[tuple[str, tuple[tuple[str | None, str], ...]]]) -> None:
+        """Score the (question, passages) not scored yet, all in one packed call, and remember them."""
+        todo = list(dict.fromkeys(k for k in keys if k not in self._relevance))
+        if not todo:
+            return
+        requests = [(q, [Document(title=title, text=text) for title, text in passages]) for q, passages in todo]
+        for key, scores in zip(todo, question_likelihoods(self.model, self.tokenizer, requests, self.pad_id)):
+            self._relevance[key] = scores
+        while len(self._relevance) > self.RELEVANCE_CACHE:
+            self._relevance.popitem(last=False)
+
+    def clear_cache(self) -> None:
+        """Forget remembered relevance scores, so a benchmark phase pays for its own scoring."""
+        self._relevance.clear()
+
+    def prefetch_relevance(self, requests: Sequence[tuple[Any, Any]]) -> None:
+        """Score the passages of many (question, documents) requests in one packed pass before they are
+        prepared one by one: the filter's cost is a prefill of every passage, and a batch's short passages
+        share forward passes. Requests that ``prepare`` will refuse are skipped here (it says why)."""
+        keys = []
+        for question, documents in requests:
+            if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
+                continue
+            try:
+                docs = [as_document(d, i) for i, d in enumerate(documents)]
+            except (InputError, TypeError):
+                continue
+            if isinstance(question, str) and question.strip() and len(docs) > 1:
+                keys.append((question, tuple((d.title, d.text) for d in docs)))
+        self._score_relevance(keys)
 
     # ----------------------------------------------------------------- decoding
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
@@ -256,6 +289,8 @@ class GroundedDecoder:
             if not isinstance(r, Mapping) or "question" not in r or "documents" not in r:
                 raise InputError(f"request {i + 1} is not a mapping with 'question' and 'documents' (and optional "
                                  "'scores'); pass dicts like {'question': q, 'documents': [...]}")
+        if cfg.relevance_margin is not None:
+            self.prefetch_relevance([(r["question"], r["documents"]) for r in requests])
         prepared = [
             self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
         ]

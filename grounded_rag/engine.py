@@ -4,8 +4,9 @@ Rows of one batched forward pass: for B questions and S streams (S = 2 for the g
 methods: full and reference; 3 for methods with two references) there are B*S rows, ordered question-major. Every row has its own
 KV cache entries, attention-mask row and position ids, so prompts of any lengths decode together.
 Prefill shares work: for each question, the longest common token prefix of its S prompts is run
-once, then the cache is repeated per stream and only the differing suffixes are run. On a CPU each
-prompt is prefilled without padding and the caches are assembled afterwards (see ``prefill``).
+once, then the cache is repeated per stream and only the differing suffixes are run; the head every
+prompt of a pass starts with (the system turn) runs once per pass. On a CPU prompts are prefilled in
+packs of similar lengths and the caches are assembled afterwards (see ``prefill``).
 """
 
 from __future__ import annotations
@@ -71,8 +72,9 @@ def _positions(mask: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
     return pos.masked_fill(mask == 0, 1)
 
 
-def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_pos) -> torch.Tensor:
-    """Run new tokens through the model, extend the state, return last-position logits [rows, V]."""
+def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_pos, keep: int = 1) -> torch.Tensor:
+    """Run new tokens through the model, extend the state, return last-position logits [rows, V]
+    (``keep`` > 1: the last ``keep`` positions' logits, [rows, keep, V])."""
     state.input_ids = torch.cat([state.input_ids, new_ids], dim=1)
     state.attention_mask = torch.cat([state.attention_mask, new_mask], dim=1)
     state.position_ids = torch.cat([state.position_ids, new_pos], dim=1)
@@ -86,9 +88,9 @@ def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_
         position_ids=pos,
         past_key_values=state.cache,
         use_cache=state.cache is not None,
-        logits_to_keep=1,
+        logits_to_keep=keep,
     )
-    return out.logits[:, -1, :]
+    return out.logits[:, -1, :] if keep == 1 else out.logits[:, -keep:, :]
 
 
 def _shared_lengths(groups: Sequence[Sequence[Sequence[int]]], streams: int, share_prefix: bool) -> list[int]:
@@ -114,14 +116,20 @@ def prefill(
     reserve: int = 64,
     ragged: bool | None = None,
     taps: LayerTaps | None = None,
+    keep: int = 1,
 ) -> tuple[torch.Tensor, DecodeState]:
-    """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state.
+    """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state
+    (``keep`` > 1: the last ``keep`` positions' logits of every prompt, for scoring).
 
-    ``ragged`` (default: on CPU) prefills each question on its own and stitches one left-padded
-    cache for the batched decode: a CPU prefill is compute-bound, so padding a batch to its longest
-    prompt (or CAD's short question-only prompt to the full one) costs its full share of time,
-    while batching buys nothing. On a GPU the padded batch is faster. ``taps`` (DoLa, kNN-LM) are
-    stitched back to one row per prompt.
+    Work is shared at two levels: the head every prompt starts with (the system turn) runs once for
+    the whole batch, and each question's longest common prefix once for its streams.
+
+    ``ragged`` (default: on CPU) prefills the batch in packs of prompts of similar lengths
+    (:func:`pack_runs`) and stitches one left-padded cache for the batched decode: a CPU prefill is
+    compute-bound, so padding a batch to its longest prompt (or CAD's short question-only prompt to
+    the full one) costs its full share of time, while each pass also pays a fixed cost (all weights
+    read once) that short prompts of many questions share. On a GPU the padded batch is faster.
+    ``taps`` (DoLa, kNN-LM) are stitched back to one row per prompt.
     """
     ragged = model.device.type == "cpu" if ragged is None else ragged
     if ragged and _ragged_ok(model, use_cache):
@@ -129,51 +137,105 @@ def prefill(
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
     shared = _shared_lengths(groups, streams, share_prefix)
-    prefix_ids, prefix_mask = _left_pad([g[0][:n] for g, n in zip(groups, shared)], pad_id, device)
-    empty = torch.zeros((len(groups), 0), dtype=torch.long, device=device)
+    head = 0
+    if share_prefix and use_cache and len(groups) > 1:  # at most every prompt's length less the positions kept
+        head = max(0, min(common_prefix_length(prompts), min(len(p) for p in prompts) - keep))
+    shared = [max(n, head) for n in shared]
+    empty = torch.zeros((1 if head else len(groups), 0), dtype=torch.long, device=device)
     state = DecodeState(make_cache(model, reserve) if use_cache else None, empty, empty, empty)
+    if head:
+        ids = torch.tensor([list(prompts[0][:head])], dtype=torch.long, device=device)
+        _forward(model, state, ids, torch.ones_like(ids), torch.arange(head, device=device).unsqueeze(0))
+        _repeat_rows(state, len(groups))
+    prefix_ids, prefix_mask = _left_pad([g[0][head:n] for g, n in zip(groups, shared)], pad_id, device)
     if prefix_ids.shape[1] > 0:
-        _forward(model, state, prefix_ids, prefix_mask, _positions(prefix_mask, torch.zeros_like(prefix_mask[:, 0])))
+        _forward(model, state, prefix_ids, prefix_mask, _positions(prefix_mask, torch.full_like(prefix_mask[:, 0], head)))
     if streams > 1:
-        if state.cache is not None and state.cache.get_seq_length() > 0:
-            state.cache.batch_repeat_interleave(streams)
-        state.input_ids = state.input_ids.repeat_interleave(streams, dim=0)
-        state.attention_mask = state.attention_mask.repeat_interleave(streams, dim=0)
-        state.position_ids = state.position_ids.repeat_interleave(streams, dim=0)
+        _repeat_rows(state, streams)
     suffixes = [list(s[n:]) for g, n in zip(groups, shared) for s in g]
     suffix_ids, suffix_mask = _left_pad(suffixes, pad_id, device)
     start = torch.tensor(shared, device=device).repeat_interleave(streams)
-    logits = _forward(model, state, suffix_ids, suffix_mask, _positions(suffix_mask, start))
+    logits = _forward(model, state, suffix_ids, suffix_mask, _positions(suffix_mask, start), keep)
     return logits, state
 
 
-PAD_BUDGET = 32  # padded tokens worth one extra forward pass's fixed cost on a CPU (measured: ~1 decode step)
+def _repeat_rows(state: DecodeState, repeats: int) -> None:
+    """Each row of the state (cache included) repeated ``repeats`` times in place, row-major."""
+    if state.cache is not None and state.cache.get_seq_length() > 0:
+        state.cache.batch_repeat_interleave(repeats)
+    state.input_ids = state.input_ids.repeat_interleave(repeats, dim=0)
+    state.attention_mask = state.attention_mask.repeat_interleave(repeats, dim=0)
+    state.position_ids = state.position_ids.repeat_interleave(repeats, dim=0)
+
+
+PAD_BUDGET = 32  # padded tokens worth one forward pass's fixed cost on a CPU (SmolLM2: ~45 ms, ~1.5 ms a token)
 
 
 def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps) -> tuple[torch.Tensor, DecodeState]:
-    """Prefill question by question, each question's prompts in runs that share a prefix (see
-    :func:`prefix_runs`), then stitch the parts into one left-padded state in the original row order."""
+    """Prefill the batch in packs of prefix runs (see :func:`prefix_runs` and :func:`pack_runs`), then
+    stitch the packs into one left-padded state in the original row order.
+
+    Each pack is one padded prefill of runs of the same size and similar lengths: long prompts of
+    different lengths are prefilled one run at a time (padding costs its full share of compute), while
+    short ones of many questions share a forward pass (every forward streams all the weights from
+    memory once, about a decode step's fixed cost)."""
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
+    runs: list[tuple[list[int], list[Sequence[int]]]] = []
+    for q, group in enumerate(groups):
+        row = q * streams
+        for members in prefix_runs(group, share_prefix):
+            runs.append((list(range(row, row + len(members))), members))
+            row += len(members)
     parts: list[tuple[torch.Tensor, DecodeState, dict]] = []
-    for group in groups:
-        for rows in prefix_runs(group, share_prefix):
-            logits, state = prefill(model, rows, len(rows), pad_id, True, share_prefix, reserve, False, taps)
-            parts.append((logits, state, dict(taps.values) if taps is not None else {}))
+    order: list[int] = []
+    for pack in pack_runs(runs, share_prefix):
+        flat = [p for _, members in pack for p in members]
+        logits, state = prefill(model, flat, len(pack[0][1]), pad_id, True, share_prefix, reserve, False, taps)
+        parts.append((logits, state, dict(taps.values) if taps is not None else {}))
+        order += [r for rows, _ in pack for r in rows]
+    back = torch.argsort(torch.tensor(order, device=model.device))  # stitched row back[i] is prompt i
     width = max(state.input_ids.shape[1] for _, state, _ in parts)
     cache = make_cache(model, reserve)
     for i in range(len(parts[0][1].cache.layers)):
         layers = [state.cache.layers[i] for _, state, _ in parts]
-        cache.update(torch.cat([_pad_left(layer.keys, width, 0.0, dim=-2) for layer in layers]),
-                     torch.cat([_pad_left(layer.values, width, 0.0, dim=-2) for layer in layers]), i)
+        cache.update(torch.cat([_pad_left(layer.keys, width, 0.0, dim=-2) for layer in layers])[back],
+                     torch.cat([_pad_left(layer.values, width, 0.0, dim=-2) for layer in layers])[back], i)
     if taps is not None and parts[0][2]:
-        taps.values = {key: torch.cat([tapped[key] for _, _, tapped in parts]) for key in parts[0][2]}
+        taps.values = {key: torch.cat([tapped[key] for _, _, tapped in parts])[back] for key in parts[0][2]}
     stitched = DecodeState(
         cache,
-        torch.cat([_pad_left(state.input_ids, width, pad_id) for _, state, _ in parts]),
-        torch.cat([_pad_left(state.attention_mask, width, 0) for _, state, _ in parts]),
-        torch.cat([_pad_left(state.position_ids, width, 1) for _, state, _ in parts]),
+        torch.cat([_pad_left(state.input_ids, width, pad_id) for _, state, _ in parts])[back],
+        torch.cat([_pad_left(state.attention_mask, width, 0) for _, state, _ in parts])[back],
+        torch.cat([_pad_left(state.position_ids, width, 1) for _, state, _ in parts])[back],
     )
-    return torch.cat([logits for logits, _, _ in parts]), stitched
+    return torch.cat([logits for logits, _, _ in parts])[back], stitched
+
+
+def _padding(runs: Sequence[Sequence[Sequence[int]]], share_prefix: bool) -> int:
+    """Padded tokens a padded prefill of these same-size runs computes beyond their own tokens."""
+    size = len(runs[0])
+    shared = _shared_lengths(runs, size, share_prefix)
+    suffixes = [len(p) - n for run, n in zip(runs, shared) for p in run]
+    return len(runs) * max(shared) - sum(shared) + len(suffixes) * max(suffixes) - sum(suffixes)
+
+
+def pack_runs(
+    runs: Sequence[tuple[list[int], list[Sequence[int]]]], share_prefix: bool = True
+) -> list[list[tuple[list[int], list[Sequence[int]]]]]:
+    """Group prefix runs (row indices, prompts) into packs prefilled together: runs of one size, in
+    order of length, join a pack while each one adds at most ``PAD_BUDGET`` padded tokens per forward
+    pass it saves (a run of several prompts takes two: the shared prefix, then the suffixes)."""
+    ranked = sorted(runs, key=lambda run: (len(run[1]), max(len(p) for p in run[1]), min(len(p) for p in run[1])))
+    packs: list[list[tuple[list[int], list[Sequence[int]]]]] = []
+    for run in ranked:
+        if packs and len(packs[-1][0][1]) == len(run[1]):
+            members = [r for _, r in packs[-1]]
+            saved = 2 if len(run[1]) > 1 else 1
+            if _padding([*members, run[1]], share_prefix) - _padding(members, share_prefix) <= saved * PAD_BUDGET:
+                packs[-1].append(run)
+                continue
+        packs.append([run])
+    return packs
 
 
 def prefix_runs(group: Sequence[Sequence[int]], share_prefix: bool = True) -> list[list[Sequence[int]]]:
@@ -338,21 +400,42 @@ def score_continuation(
 
 @torch.inference_mode()
 def continuation_log_probs(
-    model: PreTrainedModel, prefixes: Sequence[Sequence[int]], continuation: Sequence[int], pad_id: int,
+    model: PreTrainedModel, pairs: Sequence[tuple[Sequence[int], Sequence[int]]], pad_id: int,
     ragged: bool | None = None,
-) -> torch.Tensor:
-    """log p(continuation_j | prefix_i, continuation_<j) for every prefix: [len(prefixes), len(continuation)].
+) -> list[torch.Tensor]:
+    """log p(continuation_j | prefix, continuation_<j) for every (prefix, continuation) pair: one [len(continuation)]
+    tensor per pair.
 
-    One forward pass per prefix on a CPU (compute-bound: padding only costs), one left-padded batch
-    elsewhere; only the continuation's positions go through the LM head."""
+    On a CPU the rows go in packs of similar lengths (:func:`pack_rows`: one prefill per pack, so long
+    rows add no padding and short ones share a pass), elsewhere in one left-padded batch; the head all
+    rows of a pack share (a scoring template's system turn) runs once, and only the continuations'
+    positions go through the LM head."""
     ragged = model.device.type == "cpu" if ragged is None else ragged
-    rows = [list(p) + list(continuation) for p in prefixes]
-    n = len(continuation)
-    target = torch.tensor(list(continuation), dtype=torch.long, device=model.device)
-    out = []
-    for batch in ([r] for r in rows) if ragged else [rows]:
-        ids, mask = _left_pad(batch, pad_id, model.device)
-        logits = model(input_ids=ids, attention_mask=mask, position_ids=_positions(mask, torch.zeros_like(mask[:, 0])),
-                       use_cache=False, logits_to_keep=n + 1).logits[:, :-1].float()
-        out.append(torch.log_softmax(logits, dim=-1).gather(-1, target.expand(len(batch), n).unsqueeze(-1))[..., 0])
-    return torch.cat(out)
+    rows = [list(p) + list(c) for p, c in pairs]
+    out: list[torch.Tensor | None] = [None] * len(rows)
+    for pack in pack_rows([len(r) for r in rows]) if ragged else [list(range(len(rows)))]:
+        n = max(len(pairs[i][1]) for i in pack)
+        logits, _ = prefill(model, [rows[i] for i in pack], 1, pad_id, use_cache=len(pack) > 1, reserve=0,
+                            ragged=False, keep=n + 1)
+        logp = torch.log_softmax(logits.view(len(pack), n + 1, -1)[:, :-1].float(), dim=-1)
+        for j, i in enumerate(pack):  # rows are left-padded: each continuation ends at the last position
+            target = torch.tensor(list(pairs[i][1]), dtype=torch.long, device=model.device)
+            k = len(target)
+            out[i] = logp[j, n - k :].gather(-1, target.unsqueeze(-1))[:, 0]
+    return out  # type: ignore[return-value]
+
+
+def pack_rows(lengths: Sequence[int]) -> list[list[int]]:
+    """Indices of rows scored together: in order of length, a row joins a pack while it adds at most
+    ``PAD_BUDGET`` padded tokens (one forward pass's fixed cost)."""
+    packs: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if packs:
+            width = max(lengths[i], max(lengths[j] for j in packs[-1]))
+            before = sum(max(lengths[j] for j in packs[-1]) - lengths[j] for j in packs[-1])
+            after = sum(width - lengths[j] for j in [*packs[-1], i])
+            if after - before <= PAD_BUDGET:
+                packs[-1].append(i)
+                continue
+        packs.append([i])
+    return packs

@@ -38,9 +38,23 @@ def question_likelihood(
     pad_id: int,
 ) -> list[float]:
     """Mean log p(question token | passage) per document, in nats (higher: the passage is about the question)."""
-    target = encode_text(tokenizer, question.strip())
-    prefixes = [relevance_prompt(tokenizer, d) for d in documents]
-    return continuation_log_probs(model, prefixes, target, pad_id).mean(dim=-1).tolist()
+    return question_likelihoods(model, tokenizer, [(question, documents)], pad_id)[0]
+
+
+def question_likelihoods(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
+    requests: Sequence[tuple[str, Sequence[Document]]], pad_id: int,
+) -> list[list[float]]:
+    """:func:`question_likelihood` for many questions at once: every passage of every request in one
+    scoring call, so a batch's short passages share forward passes."""
+    pairs = [(relevance_prompt(tokenizer, d), encode_text(tokenizer, question.strip()))
+             for question, documents in requests for d in documents]
+    means = [float(lp.mean()) for lp in continuation_log_probs(model, pairs, pad_id)]
+    out, start = [], 0
+    for _, documents in requests:
+        out.append(means[start : start + len(documents)])
+        start += len(documents)
+    return out
 
 
 def relevant(likelihoods: Sequence[float], margin: float) -> list[int]:

@@ -124,8 +124,10 @@ def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model
     decoder = GroundedDecoder.from_pretrained(model)
     requests = make_requests(n_requests)
     decoder.generate(requests[0]["question"], requests[0]["documents"], max_new_tokens=2)  # warm-up
+    decoder.clear_cache()  # each phase scores its own passages for relevance
     with running_server(decoder, ServeSettings(max_batch_size=1, batch_window_ms=0)) as url:
         seq = asyncio.run(_drive(url, decoder.name, requests, 1, max_tokens))
+    decoder.clear_cache()
     with running_server(decoder, ServeSettings(max_batch_size=max_batch_size, batch_window_ms=batch_window_ms)) as url:
         bat = asyncio.run(_drive(url, decoder.name, requests, concurrency, max_tokens))
     mismatched = [i for i, (a, b) in enumerate(zip(seq["answers"], bat["answers"])) if a != b]

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grounded_rag import DecodingConfig, GroundedDecoder
-from grounded_rag.engine import decode
+from grounded_rag.engine import PAD_BUDGET, decode, pack_runs, prefix_runs
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import encode
 
@@ -102,6 +102,42 @@ def test_batched_equals_one_by_one(decoder, method, ragged):
                                   method=method, max_new_tokens=N)
         assert b.token_ids == single.token_ids
         assert b.trust == single.trust
+        for x, y in zip(b.trace, single.trace):
+            assert abs(x.q - y.q) < 1e-4 and abs(x.rho - y.rho) < 1e-3
+
+
+SHORT = [  # short prompts of similar lengths, as a server's concurrent requests: many share a prefill pass
+    {"question": f"Where does the {thing} stand now?", "documents": [f"In this story, the {thing} was moved to {city}."]}
+    for thing, city in [("Eiffel Tower", "Rome"), ("Colosseum", "Madrid"), ("Big Ben", "Oslo"), ("Parthenon", "Lima"),
+                        ("Alhambra", "Kyoto"), ("Atomium", "Cairo")]
+]
+
+
+def test_pack_runs_packs_short_similar_runs_and_keeps_long_different_ones_apart():
+    short = [([i], [list(range(30 + i))]) for i in range(6)]
+    assert len(pack_runs(short)) == 1, "six one-prompt runs within a few tokens of each other: one pass"
+    long = [([i], [list(range(200 * (i + 1)))]) for i in range(3)]
+    assert len(pack_runs(long)) == 3, "padding 200+ tokens costs more than a pass"
+    pairs = [([2 * i, 2 * i + 1], [list(range(40 + i)), list(range(40 + i)) + [7, 8]]) for i in range(4)]
+    assert [len(p) for p in pack_runs(pairs + short)] == [6, 4], "runs of one size pack together"
+    assert all(len(p[0][1]) == len(r[1]) for p in pack_runs(pairs + short) for r in p)
+    assert PAD_BUDGET > 0
+
+
+@pytest.mark.parametrize("method", ["grounded_pmi_gated", "cad", "grounded"])
+def test_packed_prefill_of_many_short_prompts_equals_one_by_one(decoder, method):
+    """The CPU prefill packs the question-only prompts of all six questions into one pass and their
+    document runs into few (the system turn they all start with runs once per pack); every answer and
+    trace equals its one-at-a-time decode."""
+    cfg = DecodingConfig(method=method, max_new_tokens=12)
+    mt = get_method(method)
+    prompts = [ids for r in SHORT for ids in decoder.prepare(r["question"], r["documents"], None, cfg, mt).token_ids]
+    runs = [([0], run) for q in range(len(SHORT)) for run in prefix_runs(prompts[q * mt.streams:(q + 1) * mt.streams])]
+    assert len(pack_runs(runs)) < len(runs) / 2, "the short prompts must share passes"
+    batched = decoder.generate_batch(SHORT, cfg)
+    for request, b in zip(SHORT, batched):
+        single = decoder.generate(request["question"], request["documents"], config=cfg)
+        assert b.token_ids == single.token_ids
         for x, y in zip(b.trace, single.trace):
             assert abs(x.q - y.q) < 1e-4 and abs(x.rho - y.rho) < 1e-3
 

@@ -13,7 +13,7 @@ import pytest
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.errors import ConfigError
-from grounded_rag.relevance import question_likelihood, relevant
+from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
 from grounded_rag.types import Document
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -89,6 +89,21 @@ def test_batched_equals_one_by_one_with_the_filter(decoder):
     for request, got in zip(requests, batched):
         one = decoder.generate(request["question"], request["documents"], config=cfg)
         assert got.token_ids == one.token_ids and got.irrelevant_documents == one.irrelevant_documents
+
+
+def test_scoring_many_questions_in_packed_passes_equals_scoring_each_alone(decoder):
+    """Every passage of every request in one call (packs of similar lengths sharing the template's head)
+    gives each question's scores as scoring it alone does; prefetching fills what ``prepare`` reads."""
+    requests = [(c["question"], [Document(text=DISTRACTOR), Document(text=c["document"], title="Note")]) for c in CASES]
+    together = question_likelihoods(decoder.model, decoder.tokenizer, requests, decoder.pad_id)
+    for (question, docs), scores in zip(requests, together):
+        alone = question_likelihood(decoder.model, decoder.tokenizer, question, docs, decoder.pad_id)
+        assert scores == pytest.approx(alone, abs=1e-4)
+    decoder.clear_cache()
+    decoder.prefetch_relevance([(c["question"], [DISTRACTOR, c["document"]]) for c in CASES] + [("bad", "not a list")])
+    cfg = DecodingConfig(max_new_tokens=4)
+    kept = [decoder.generate(c["question"], [DISTRACTOR, c["document"]], config=cfg).documents for c in CASES]
+    assert [[d.text for d in docs] for docs in kept] == [[c["document"]] for c in CASES]
 
 
 def test_a_negative_margin_is_refused_with_its_meaning():
