@@ -193,6 +193,8 @@ def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps
         logits, state = prefill(model, flat, len(pack[0][1]), pad_id, True, share_prefix, reserve, False, taps)
         parts.append((logits, state, dict(taps.values) if taps is not None else {}))
         order += [r for rows, _ in pack for r in rows]
+    if len(parts) == 1 and order == sorted(order):  # one pass in row order (one question, one run): nothing to stitch
+        return parts[0][0], parts[0][1]
     back = torch.argsort(torch.tensor(order, device=model.device))  # stitched row back[i] is prompt i
     width = max(state.input_ids.shape[1] for _, state, _ in parts)
     cache = make_cache(model, reserve)
@@ -200,6 +202,8 @@ def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps
         layers = [state.cache.layers[i] for _, state, _ in parts]
         cache.update(torch.cat([_pad_left(layer.keys, width, 0.0, dim=-2) for layer in layers])[back],
                      torch.cat([_pad_left(layer.values, width, 0.0, dim=-2) for layer in layers])[back], i)
+        for layer in layers:  # a part's layer is copied: free it now, so the peak holds one extra layer, not a cache
+            layer.keys = layer.values = layer._k = layer._v = None
     if taps is not None and parts[0][2]:
         taps.values = {key: torch.cat([tapped[key] for _, _, tapped in parts])[back] for key in parts[0][2]}
     stitched = DecodeState(
