@@ -4,6 +4,7 @@ the context-window policy, runs the engine, and turns steps into text, traces an
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,7 @@ class GroundedDecoder:
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
         # a question asked again over the same passages (a tuning grid, a retried request) is not scored again
         self._relevance: OrderedDict[tuple[str, tuple[tuple[str | None, str], ...]], list[float]] = OrderedDict()
+        self._relevance_lock = threading.Lock()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
 
@@ -121,27 +123,32 @@ class GroundedDecoder:
         The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs)))
-        key = (question, tuple((d.title, d.text) for d in docs))
-        self._score_relevance([key])
-        self._relevance.move_to_end(key)
-        return relevant(self._relevance[key], config.relevance_margin)
+        scores = self._score_relevance([(question, tuple((d.title, d.text) for d in docs))])[0]
+        return relevant(scores, config.relevance_margin)
 
     RELEVANCE_CACHE = 1024  # (question, passages) scorings kept
 
-    def _score_relevance(self, keys: Sequence[tuple[str, tuple[tuple[str | None, str], ...]]]) -> None:
-        """Score the (question, passages) not scored yet, all in one packed call, and remember them."""
-        todo = list(dict.fromkeys(k for k in keys if k not in self._relevance))
-        if not todo:
-            return
-        requests = [(q, [Document(title=title, text=text) for title, text in passages]) for q, passages in todo]
-        for key, scores in zip(todo, question_likelihoods(self.model, self.tokenizer, requests, self.pad_id)):
-            self._relevance[key] = scores
-        while len(self._relevance) > self.RELEVANCE_CACHE:
-            self._relevance.popitem(last=False)
+    def _score_relevance(self, keys: Sequence[tuple[str, tuple[tuple[str | None, str], ...]]]) -> list[list[float]]:
+        """Each (question, passages)'s scores: the ones not remembered are scored together in one packed
+        call, and all are remembered (most recent last; the decoder may be shared by threads)."""
+        with self._relevance_lock:
+            known = {k: self._relevance[k] for k in keys if k in self._relevance}
+        todo = list(dict.fromkeys(k for k in keys if k not in known))
+        if todo:
+            requests = [(q, [Document(title=title, text=text) for title, text in passages]) for q, passages in todo]
+            known.update(zip(todo, question_likelihoods(self.model, self.tokenizer, requests, self.pad_id)))
+        with self._relevance_lock:
+            for key in keys:
+                self._relevance[key] = known[key]
+                self._relevance.move_to_end(key)
+            while len(self._relevance) > self.RELEVANCE_CACHE:
+                self._relevance.popitem(last=False)
+        return [known[k] for k in keys]
 
     def clear_cache(self) -> None:
         """Forget remembered relevance scores, so a benchmark phase pays for its own scoring."""
-        self._relevance.clear()
+        with self._relevance_lock:
+            self._relevance.clear()
 
     def prefetch_relevance(self, requests: Sequence[tuple[Any, Any]]) -> None:
         """Score the passages of many (question, documents) requests in one packed pass before they are
@@ -155,8 +162,13 @@ class GroundedDecoder:
                 docs = [as_document(d, i) for i, d in enumerate(documents)]
             except (InputError, TypeError):
                 continue
-            if isinstance(question, str) and question.strip() and len(docs) > 1:
-                keys.append((question, tuple((d.title, d.text) for d in docs)))
+            if not isinstance(question, str) or not question.strip() or len(docs) < 2:
+                continue
+            try:
+                text_input(question, "the question")
+            except InputError:
+                continue
+            keys.append((question, tuple((d.title, d.text) for d in docs)))
         self._score_relevance(keys)
 
     # ----------------------------------------------------------------- decoding

@@ -132,13 +132,16 @@ def prefill(
     ``taps`` (DoLa, kNN-LM) are stitched back to one row per prompt.
     """
     ragged = model.device.type == "cpu" if ragged is None else ragged
-    if ragged and _ragged_ok(model, use_cache):
+    if ragged and keep == 1 and _ragged_ok(model, use_cache):
         return _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps)
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
     shared = _shared_lengths(groups, streams, share_prefix)
     head = 0
-    if share_prefix and use_cache and len(groups) > 1:  # at most every prompt's length less the positions kept
+    # a head shared by rows of different lengths puts pads between it and the rest of a row: exact for full
+    # attention, but a sliding window (Gemma 3) counts the pads and could lose the head; at most every prompt's
+    # length less the positions kept
+    if share_prefix and len(groups) > 1 and _ragged_ok(model, use_cache):
         head = max(0, min(common_prefix_length(prompts), min(len(p) for p in prompts) - keep))
     shared = [max(n, head) for n in shared]
     empty = torch.zeros((1 if head else len(groups), 0), dtype=torch.long, device=device)
@@ -417,16 +420,39 @@ def continuation_log_probs(
     ragged = model.device.type == "cpu" if ragged is None else ragged
     rows = [list(p) + list(c) for p, c in pairs]
     out: list[torch.Tensor | None] = [None] * len(rows)
-    for pack in pack_rows([len(r) for r in rows]) if ragged else [list(range(len(rows)))]:
+    packs = pack_rows([len(r) for r in rows]) if ragged else [sorted(range(len(rows)), key=lambda i: len(rows[i]))]
+    mb_per_position = model.get_output_embeddings().weight.shape[0] * 4 / 2**20
+    for pack in (chunk for p in packs for chunk in _bounded(p, rows, pairs, mb_per_position)):
         n = max(len(pairs[i][1]) for i in pack)
         logits, _ = prefill(model, [rows[i] for i in pack], 1, pad_id, use_cache=len(pack) > 1, reserve=0,
                             ragged=False, keep=n + 1)
-        logp = torch.log_softmax(logits.view(len(pack), n + 1, -1)[:, :-1].float(), dim=-1)
+        logits = logits.view(len(pack), n + 1, -1)[:, :-1]
         for j, i in enumerate(pack):  # rows are left-padded: each continuation ends at the last position
             target = torch.tensor(list(pairs[i][1]), dtype=torch.long, device=model.device)
-            k = len(target)
-            out[i] = logp[j, n - k :].gather(-1, target.unsqueeze(-1))[:, 0]
+            row = logits[j, n - len(target) :].float()
+            out[i] = row.gather(-1, target.unsqueeze(-1))[:, 0] - torch.logsumexp(row, dim=-1)
     return out  # type: ignore[return-value]
+
+
+PACK_TOKENS = 16384  # most tokens in one scoring pass (rows x width)
+PACK_LOGITS_MB = 512  # most fp32 logits one scoring pass keeps (rows x kept positions x vocabulary)
+
+
+def _bounded(pack: list[int], rows: Sequence[Sequence[int]], pairs, mb_per_position: float) -> Iterator[list[int]]:
+    """A pack cut into passes of at most ``PACK_TOKENS`` tokens and ``PACK_LOGITS_MB`` of logits: a server
+    batch may bring thousands of passages, and a 262k vocabulary makes each kept position's logits 1 MB."""
+    chunk: list[int] = []
+    for i in pack:
+        grown = [*chunk, i]
+        width = max(len(rows[j]) for j in grown)
+        positions = len(grown) * (max(len(pairs[j][1]) for j in grown) + 1)
+        if chunk and (len(grown) * width > PACK_TOKENS or positions * mb_per_position > PACK_LOGITS_MB):
+            yield chunk
+            chunk = [i]
+        else:
+            chunk = grown
+    if chunk:
+        yield chunk
 
 
 def pack_rows(lengths: Sequence[int]) -> list[list[int]]:

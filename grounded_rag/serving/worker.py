@@ -83,7 +83,8 @@ def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: in
     """
     out: list[Outcome | Exception | None] = [None] * len(jobs)
     groups: dict[str, list[_Prepared]] = defaultdict(list)
-    # every job's passages scored for relevance in one packed pass, not job by job in _prepare
+    # every job's passages scored for relevance in one packed pass, not job by job in _prepare (jobs that
+    # _prepare will refuse are skipped here, so each still gets its own error)
     decoder.prefetch_relevance([(j.question, j.documents) for j in jobs if j.config.relevance_margin is not None])
     for i, job in enumerate(jobs):
         try:

@@ -12,7 +12,8 @@ import pytest
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.errors import ConfigError
+from grounded_rag.engine import PACK_LOGITS_MB, PACK_TOKENS, _bounded
+from grounded_rag.errors import ConfigError, InputError
 from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
 from grounded_rag.types import Document
 
@@ -104,6 +105,26 @@ def test_scoring_many_questions_in_packed_passes_equals_scoring_each_alone(decod
     cfg = DecodingConfig(max_new_tokens=4)
     kept = [decoder.generate(c["question"], [DISTRACTOR, c["document"]], config=cfg).documents for c in CASES]
     assert [[d.text for d in docs] for docs in kept] == [[c["document"]] for c in CASES]
+
+
+def test_a_question_prepare_refuses_is_refused_the_same_in_a_batch_that_scores_relevance(decoder):
+    broken = b"Where is caf\xe9?".decode("utf-8", "surrogateescape")  # a lone surrogate: not encodable text
+    with pytest.raises(InputError) as alone:
+        decoder.generate(broken, [DISTRACTOR, FRANCE["document"]], max_new_tokens=2)
+    with pytest.raises(InputError) as batched:
+        decoder.generate_batch([{"question": FRANCE["question"], "documents": [DISTRACTOR, FRANCE["document"]]},
+                                {"question": broken, "documents": [DISTRACTOR, FRANCE["document"]]}], max_new_tokens=2)
+    assert str(batched.value) == str(alone.value)
+
+
+def test_scoring_passes_are_bounded_in_tokens_and_logits():
+    rows = [list(range(100))] * 50
+    pairs = [(r[:-5], r[-5:]) for r in rows]
+    chunks = list(_bounded(list(range(50)), rows, pairs, mb_per_position=0.01))
+    assert [i for c in chunks for i in c] == list(range(50))
+    assert all(len(c) * 100 <= PACK_TOKENS for c in chunks)
+    huge_vocabulary = list(_bounded(list(range(50)), rows, pairs, mb_per_position=PACK_LOGITS_MB / 6))
+    assert [len(c) for c in huge_vocabulary] == [1] * 50, "six kept positions of such logits fill a pass"
 
 
 def test_a_negative_margin_is_refused_with_its_meaning():
