@@ -218,12 +218,11 @@ def _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps
     return torch.cat([logits for logits, _, _ in parts])[back], stitched
 
 
-def _padding(runs: Sequence[Sequence[Sequence[int]]], share_prefix: bool) -> int:
-    """Padded tokens a padded prefill of these same-size runs computes beyond their own tokens."""
-    size = len(runs[0])
-    shared = _shared_lengths(runs, size, share_prefix)
-    suffixes = [len(p) - n for run, n in zip(runs, shared) for p in run]
-    return len(runs) * max(shared) - sum(shared) + len(suffixes) * max(suffixes) - sum(suffixes)
+def _padding(pack: tuple[int, int, int, int, int, int]) -> int:
+    """Padded tokens a padded prefill computes beyond its rows' own tokens, from its shape: (runs, longest
+    and total shared prefix, prompts, longest and total suffix)."""
+    runs, max_shared, shared, prompts, max_suffix, suffixes = pack
+    return runs * max_shared - shared + prompts * max_suffix - suffixes
 
 
 def pack_runs(
@@ -234,14 +233,21 @@ def pack_runs(
     pass it saves (a run of several prompts takes two: the shared prefix, then the suffixes)."""
     ranked = sorted(runs, key=lambda run: (len(run[1]), max(len(p) for p in run[1]), min(len(p) for p in run[1])))
     packs: list[list[tuple[list[int], list[Sequence[int]]]]] = []
+    shape = (0, 0, 0, 0, 0, 0)  # the last pack's, for _padding
     for run in ranked:
+        n = _shared_lengths([run[1]], len(run[1]), share_prefix)[0]
+        suffixes = [len(p) - n for p in run[1]]
+        own = (1, n, n, len(suffixes), max(suffixes), sum(suffixes))
         if packs and len(packs[-1][0][1]) == len(run[1]):
-            members = [r for _, r in packs[-1]]
+            grown = (shape[0] + 1, max(shape[1], n), shape[2] + n, shape[3] + len(suffixes),
+                     max(shape[4], own[4]), shape[5] + own[5])
             saved = 2 if len(run[1]) > 1 else 1
-            if _padding([*members, run[1]], share_prefix) - _padding(members, share_prefix) <= saved * PAD_BUDGET:
+            if _padding(grown) - _padding(shape) <= saved * PAD_BUDGET:
                 packs[-1].append(run)
+                shape = grown
                 continue
         packs.append([run])
+        shape = own
     return packs
 
 
@@ -413,14 +419,17 @@ def continuation_log_probs(
     """log p(continuation_j | prefix, continuation_<j) for every (prefix, continuation) pair: one [len(continuation)]
     tensor per pair.
 
-    On a CPU the rows go in packs of similar lengths (:func:`pack_rows`: one prefill per pack, so long
+    On a CPU the rows go in packs of similar lengths (:func:`pack_runs`: one prefill per pack, so long
     rows add no padding and short ones share a pass), elsewhere in one left-padded batch; the head all
     rows of a pack share (a scoring template's system turn) runs once, and only the continuations'
     positions go through the LM head."""
     ragged = model.device.type == "cpu" if ragged is None else ragged
     rows = [list(p) + list(c) for p, c in pairs]
     out: list[torch.Tensor | None] = [None] * len(rows)
-    packs = pack_rows([len(r) for r in rows]) if ragged else [sorted(range(len(rows)), key=lambda i: len(rows[i]))]
+    if ragged:  # each row a run of one prompt
+        packs = [[i for (i,), _ in pack] for pack in pack_runs([([i], [row]) for i, row in enumerate(rows)])]
+    else:
+        packs = [sorted(range(len(rows)), key=lambda i: len(rows[i]))]
     mb_per_position = model.get_output_embeddings().weight.shape[0] * 4 / 2**20
     for pack in (chunk for p in packs for chunk in _bounded(p, rows, pairs, mb_per_position)):
         n = max(len(pairs[i][1]) for i in pack)
@@ -442,30 +451,16 @@ def _bounded(pack: list[int], rows: Sequence[Sequence[int]], pairs, mb_per_posit
     """A pack cut into passes of at most ``PACK_TOKENS`` tokens and ``PACK_LOGITS_MB`` of logits: a server
     batch may bring thousands of passages, and a 262k vocabulary makes each kept position's logits 1 MB."""
     chunk: list[int] = []
+    width = kept = 0  # the chunk's longest row and longest continuation
     for i in pack:
-        grown = [*chunk, i]
-        width = max(len(rows[j]) for j in grown)
-        positions = len(grown) * (max(len(pairs[j][1]) for j in grown) + 1)
-        if chunk and (len(grown) * width > PACK_TOKENS or positions * mb_per_position > PACK_LOGITS_MB):
+        grown_width, grown_kept = max(width, len(rows[i])), max(kept, len(pairs[i][1]))
+        too_big = (len(chunk) + 1) * grown_width > PACK_TOKENS
+        too_big = too_big or (len(chunk) + 1) * (grown_kept + 1) * mb_per_position > PACK_LOGITS_MB
+        if chunk and too_big:
             yield chunk
-            chunk = [i]
+            chunk, width, kept = [i], len(rows[i]), len(pairs[i][1])
         else:
-            chunk = grown
+            chunk.append(i)
+            width, kept = grown_width, grown_kept
     if chunk:
         yield chunk
-
-
-def pack_rows(lengths: Sequence[int]) -> list[list[int]]:
-    """Indices of rows scored together: in order of length, a row joins a pack while it adds at most
-    ``PAD_BUDGET`` padded tokens (one forward pass's fixed cost)."""
-    packs: list[list[int]] = []
-    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
-        if packs:
-            width = max(lengths[i], max(lengths[j] for j in packs[-1]))
-            before = sum(max(lengths[j] for j in packs[-1]) - lengths[j] for j in packs[-1])
-            after = sum(width - lengths[j] for j in [*packs[-1], i])
-            if after - before <= PAD_BUDGET:
-                packs[-1].append(i)
-                continue
-        packs.append([i])
-    return packs
