@@ -17,7 +17,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from .config import DecodingConfig
 from .engine import Step, common_prefix_length, decode
 from .errors import InputError
-from .inputs import DocumentLike, Request, as_document, check_scores, fit_context, text_input
+from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
@@ -38,6 +38,11 @@ def find_citations(text: str, n_documents: int) -> list[int]:
         if 1 <= k <= n_documents and k not in seen:
             seen.append(k)
     return seen
+
+
+def _relevance_key(question: str, docs: Sequence[Document]) -> tuple[str, tuple[tuple[str | None, str], ...]]:
+    """What a relevance scoring depends on: the question and each passage's title and text."""
+    return question, tuple((d.title, d.text) for d in docs)
 
 
 @dataclass
@@ -92,17 +97,7 @@ class GroundedDecoder:
         config: DecodingConfig,
         method: Method,
     ) -> Request:
-        if not isinstance(question, str) or not question.strip():
-            raise InputError("question is empty; pass the user's question as a non-empty string")
-        text_input(question, "the question")
-        if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
-            raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
-        if len(documents) == 0:
-            raise InputError(
-                "no documents were given; grounded decoding needs at least one retrieved passage "
-                "(use method='standard' without retrieval, or check the retriever)"
-            )
-        docs = [as_document(d, i) for i, d in enumerate(documents)]
+        docs = checked_request(question, documents)
         scores = check_scores(docs, scores, config.score_space)
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
@@ -123,7 +118,7 @@ class GroundedDecoder:
         The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs)))
-        scores = self._score_relevance([(question, tuple((d.title, d.text) for d in docs))])[0]
+        scores = self._score_relevance([_relevance_key(question, docs)])[0]
         return relevant(scores, config.relevance_margin)
 
     RELEVANCE_CACHE = 1024  # (question, passages) scorings kept
@@ -156,19 +151,12 @@ class GroundedDecoder:
         share forward passes. Requests that ``prepare`` will refuse are skipped here (it says why)."""
         keys = []
         for question, documents in requests:
-            if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
-                continue
             try:
-                docs = [as_document(d, i) for i, d in enumerate(documents)]
+                docs = checked_request(question, documents)
             except (InputError, TypeError):
                 continue
-            if not isinstance(question, str) or not question.strip() or len(docs) < 2:
-                continue
-            try:
-                text_input(question, "the question")
-            except InputError:
-                continue
-            keys.append((question, tuple((d.title, d.text) for d in docs)))
+            if len(docs) > 1:
+                keys.append(_relevance_key(question, docs))
         self._score_relevance(keys)
 
     # ----------------------------------------------------------------- decoding

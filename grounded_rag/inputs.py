@@ -63,6 +63,22 @@ def as_document(doc: DocumentLike, index: int) -> Document:
     return doc
 
 
+def checked_request(question: Any, documents: Any) -> list[Document]:
+    """The question and documents of one request checked (a clear InputError for each mistake), the
+    documents as :class:`Document`."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("question is empty; pass the user's question as a non-empty string")
+    text_input(question, "the question")
+    if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
+        raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
+    if len(documents) == 0:
+        raise InputError(
+            "no documents were given; grounded decoding needs at least one retrieved passage "
+            "(use method='standard' without retrieval, or check the retriever)"
+        )
+    return [as_document(d, i) for i, d in enumerate(documents)]
+
+
 def text_input(value: str, what: str) -> str:
     """``value`` if it is Unicode text, else an InputError naming ``what``."""
     try:
