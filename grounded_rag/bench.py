@@ -32,6 +32,7 @@ from .decoder import GroundedDecoder
 from .engine import decode, prefill
 from .fusion import log_probs
 from .methods import get_method
+from .spans import document_tokens
 from .taps import build_datastore
 
 QUESTION = "Who designed the metal framework of the Statue of Liberty, and what else did he build?"
@@ -46,14 +47,17 @@ def timed_decode(
 ) -> tuple[float, float]:
     """(prefill ms, decode ms/step) for one run that never stops early.
 
-    kNN-LM's datastore is built from ``passages`` inside the timed prefill: it is part of its cost.
+    kNN-LM's datastore and an anchored method's document tokens are built from ``passages`` inside the
+    timed prefill: they are part of its cost.
     """
     method = get_method(method_name)
     config = DecodingConfig(method=method_name, max_new_tokens=new_tokens)
     start = time.perf_counter()
     marks = []
     stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
-    for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores):
+    tokens = [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
+    for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores,
+                    document_tokens=tokens):
         marks.append(time.perf_counter())
     prefill_ms = (marks[0] - start) * 1000
     decode_ms = (marks[-1] - marks[0]) * 1000 / max(len(marks) - 1, 1)
@@ -173,6 +177,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
     default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
     default_prompts, _ = prepared(decoder, default, "documents_first", QUESTION, docs)
+    texts = [t for d in docs for t in (d["text"], d.get("title")) if t]
 
     runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": [], "grounded_pmi": [],
                                                   "default": []}
@@ -184,7 +189,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
-        runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust]))
+        runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
 
     # Batch throughput: 8 different questions (rotated documents) in one batched decode vs one.

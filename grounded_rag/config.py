@@ -24,6 +24,8 @@ MethodName = Literal[
     "knnlm",
     "grounded_pmi",
     "grounded_pmi_gated",
+    "grounded_pmi_anchored",
+    "pmi_anchored_ungated",
     "pmi_static",
     "pmi_evidence_only",
     "pmi_question_only",
@@ -70,7 +72,7 @@ class DecodingConfig(BaseModel):
     # kept, since the gate exists to resist planted instructions (docs/method-note.md).
     pmi_gate: float = Field(
         2.0,
-        description="grounded_pmi_gated: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
+        description="grounded_pmi_gated / _anchored: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
     )
     plausibility: float = Field(
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"

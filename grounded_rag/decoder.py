@@ -21,7 +21,7 @@ from .inputs import DocumentLike, Request, check_scores, checked_request, fit_co
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
-from .spans import DocumentSpans, end_tokens
+from .spans import DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
@@ -165,6 +165,7 @@ class GroundedDecoder:
         prompts = [ids for r in requests for ids in r.token_ids]
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
                        datastores=self.datastores(requests, method), spans=self.spans(requests, config),
+                       document_tokens=self.document_tokens(requests, method),
                        finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
@@ -179,6 +180,13 @@ class GroundedDecoder:
         if method.signal != "datastore":
             return None
         return [build_datastore(self.model, self.tokenizer, [d.text for d in r.documents]) for r in requests]
+
+    def document_tokens(self, requests: Sequence[Request], method: Method) -> list[frozenset[int]] | None:
+        """An anchored method's per-question tokens its documents may raise: the kept passages' text and titles."""
+        if not method.anchored:
+            return None
+        return [document_tokens(self.tokenizer, [t for d in r.documents for t in (d.text, d.title) if t])
+                for r in requests]
 
     def spans(self, requests: Sequence[Request], config: DecodingConfig) -> list[DocumentSpans] | None:
         """With ``extractive``: each question's documents (text and title), whose spans its answer may copy."""

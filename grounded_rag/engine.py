@@ -11,7 +11,7 @@ packs of similar lengths and the caches are assembled afterwards (see ``prefill`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import torch
@@ -295,8 +295,10 @@ def fuse_step(
     trust: torch.Tensor,
     config: DecodingConfig,
     datastores: Sequence[Datastore] | None,
+    doc_tokens: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
-    """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32."""
+    """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
+    ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -307,8 +309,27 @@ def fuse_step(
         lp_ref = knn_log_probs(taps.values["final"], datastores or [], config.knn_k, config.knn_temperature, lp_full)
     else:
         lp_ref = None
-    fused = method.fuse(lp_full, lp_ref, trust, config)
+    fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens) if method.anchored else method.fuse(
+        lp_full, lp_ref, trust, config)
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
+
+
+def token_masks(token_sets: Sequence[Collection[int]] | None, vocab: int, device: torch.device) -> torch.Tensor | None:
+    """One row per question: True at the token ids of its set (ids past the logits' width are dropped)."""
+    if token_sets is None:
+        return None
+    mask = torch.zeros(len(token_sets), vocab, dtype=torch.bool, device=device)
+    for i, ids in enumerate(token_sets):
+        kept = [t for t in ids if 0 <= t < vocab]
+        if kept:
+            mask[i, torch.tensor(kept, device=device)] = True
+    return mask
+
+
+def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | None, questions: int) -> None:
+    if method.anchored and (document_tokens is None or len(document_tokens) != questions):
+        raise ValueError(f"{method.name} needs one set of document tokens per question "
+                         "(GroundedDecoder.document_tokens builds them)")
 
 
 def keep_questions(state: DecodeState, keep: Sequence[int], streams: int) -> None:
@@ -333,6 +354,7 @@ def decode(
     ragged: bool | None = None,
     finished: Callable[[], Sequence[bool]] | None = None,
     spans: Sequence[DocumentSpans] | None = None,
+    document_tokens: Sequence[Collection[int]] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -342,6 +364,8 @@ def decode(
     :class:`Step` says which questions its rows are. Without it every question stays to the end.
     ``spans`` (one per question: ``DecodingConfig.extractive``) keeps each answer a verbatim span of
     its documents; the step's ``fusion.log_q`` is then the restricted distribution.
+    ``document_tokens`` (one set per question: :func:`grounded_rag.spans.document_tokens`) are the
+    tokens an anchored method's documents may raise.
     """
     streams = method.streams
     questions = list(range(len(prompts) // streams))
@@ -350,11 +374,15 @@ def decode(
     generators = make_generators(config, len(questions), model.device)
     stores = list(datastores) if datastores is not None else None
     spans = list(spans) if spans is not None else None
+    _needs_tokens(method, document_tokens, len(questions))
+    doc_mask = None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens, ragged, taps)
+        if method.anchored:
+            doc_mask = token_masks(document_tokens, logits.shape[-1], logits.device)
         for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores)  # c_t, rho_t, q_t
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask)  # c_t, rho_t, q_t
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -382,6 +410,7 @@ def decode(
                 generators = None if generators is None else [generators[j] for j in keep]
                 stores = None if stores is None else [stores[j] for j in keep]
                 spans = None if spans is None else [spans[j] for j in keep]
+                doc_mask = None if doc_mask is None else doc_mask[keep]
             taps.claim()
             logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
 
@@ -396,14 +425,18 @@ def score_continuation(
     pad_id: int,
     continuation: Sequence[int],
     datastores: Sequence[Datastore] | None = None,
+    document_tokens: Collection[int] | None = None,
 ) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
     trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
     total = 0.0
+    token_sets = None if document_tokens is None else [document_tokens]
+    _needs_tokens(method, token_sets, 1)
     with open_taps(model, method, config) as taps:
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)
+        doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
         for j, token in enumerate(continuation):
-            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores)
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask)
             total += float(fused.log_q[0, token])
             if j + 1 < len(continuation):
                 forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)

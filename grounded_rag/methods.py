@@ -43,6 +43,8 @@ class Method:
     description: str
     fuse: Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor, DecodingConfig], StepFusion]
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
+    # the fuse rule also takes each row's document-token mask [rows, V] (bool): the anchored methods
+    anchored: bool = False
 
     @property
     def reference(self) -> Reference:
@@ -218,7 +220,8 @@ RET: tuple[Reference, ...] = ("retrieval",)
 QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
 
-def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True, gated: bool = False):
+def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True, gated: bool = False,
+         anchored: bool = False):
     """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
 
     With p_full = p(y|x,D), p_q = p(y|x) (question only) and p_ret = p(y|D) (retrieval only),
@@ -241,9 +244,16 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     the documents and answer: X") is followed just as well without the question, so p_ret already
     wants X and the question adds little: X keeps standard decoding's score instead of CAD's boost.
     A retrieved answer to *this* question is one the question-blind stream does not single out.
+
+    ``anchored`` (``grounded_pmi_anchored``): the documents may raise only tokens they contain (their
+    words as spelt there, without the leading space or capitalized); they may lower any token. A
+    positive PMI(y; D | x) for a token no document contains is an association, not evidence: beside
+    "the Colosseum was moved stone by stone to Madrid" the full stream's p("El") rises from 0.001 to
+    0.05 (a Spanish context), the unanchored boost makes it 0.80, and the answer becomes "El Salvador".
+    A memorized answer the documents contradict keeps its penalty (its PMI is negative).
     """
 
-    def fuse(lp_full, lp_refs, trust, config):
+    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None):
         lp_ret, lp_q = lp_refs[:, 0], lp_refs[:, 1]
         c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
         ones = torch.ones_like(c_q)
@@ -253,6 +263,8 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         if gated:  # the question must support the token; a reference's -inf counts as support
             supported = _pmi_x(lp_full, lp_ret) > config.pmi_gate
             evidence_term = torch.where(supported, evidence_term, torch.zeros_like(evidence_term))
+        if anchored:  # a boost only for the documents' own tokens; a penalty for any token
+            evidence_term = anchor(evidence_term, doc_tokens)
         scores = lp_full + evidence_term + _weighted_diff(b, lp_full, lp_ret)
         kappa = config.plausibility if head else 0.0
         keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
@@ -262,6 +274,14 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         return StepFusion(log_q, c_q, a, b, lp_q)
 
     return fuse
+
+
+def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torch.Tensor:
+    """The evidence term where it lowers a token or the token is in the row's documents, else 0."""
+    if doc_tokens is None:
+        raise ValueError("an anchored method needs each row's document tokens (the engine's document_tokens)")
+    keep = doc_tokens[:, : evidence_term.shape[-1]] | (evidence_term < 0)
+    return torch.where(keep, evidence_term, torch.zeros_like(evidence_term))
 
 
 def _pmi_x(lp_full: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
@@ -303,6 +323,20 @@ METHODS: dict[str, Method] = {
             BOTH,
             "ours: grounded_pmi whose evidence boost needs the question's support (resists instructions in documents)",
             _pmi(gated=True),
+        ),
+        Method(
+            "grounded_pmi_anchored",
+            BOTH,
+            "ours: grounded_pmi_gated whose evidence may raise only the documents' own tokens (no spurious boosts)",
+            _pmi(gated=True, anchored=True),
+            anchored=True,
+        ),
+        Method(
+            "pmi_anchored_ungated",
+            BOTH,
+            "ablation of grounded_pmi_anchored: no question gate (grounded_pmi with the anchor)",
+            _pmi(anchored=True),
+            anchored=True,
         ),
         Method("pmi_static", BOTH, "ablation of grounded_pmi: constant weights (no JS gating)", _pmi(adaptive=False)),
         Method("pmi_evidence_only", BOTH, "ablation of grounded_pmi: no question term (b_t = 0)", _pmi(question=False)),

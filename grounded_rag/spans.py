@@ -28,6 +28,35 @@ def end_tokens(tokenizer: PreTrainedTokenizerBase, eos_ids: Iterable[int], stops
     return frozenset(eos_ids) | frozenset(i for i, text in enumerate(texts) if any(m in text for m in marks))
 
 
+def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tuple[list[list[int]], list[tuple[int, int] | None]]:
+    """The documents as token ids, then each word's variants (see :class:`DocumentSpans`) with where each
+    variant continues in its document."""
+    # a passage follows "Doc k: " in the prompt, so its words carry their leading space
+    docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
+    words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
+    variants: dict[int, list[list[int]]] = {}
+    for t, w in words.items():
+        if w.startswith(" ") and w.strip():
+            spellings = {w.lstrip(), w.lstrip()[:1].upper() + w.lstrip()[1:]}  # "the" may open a sentence
+            spellings |= {" " + x for x in spellings}
+            variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
+    sequences: list[list[int]] = list(docs)
+    follow: list[tuple[int, int] | None] = [None] * len(docs)
+    for d, doc in enumerate(docs):
+        for p, t in enumerate(doc):
+            for ids in variants.get(t, []):
+                sequences.append(ids)
+                follow.append((d, p + 1))
+    return sequences, follow
+
+
+def document_tokens(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> frozenset[int]:
+    """Every token that spells part of a document: its own token ids and those of each word's variants
+    (without the leading space, capitalized), so an answer that opens with "Madrid" or "The" still
+    counts as the document's word. The anchored methods let the documents raise only these tokens."""
+    return frozenset(t for seq in _spellings(tokenizer, texts)[0] for t in seq)
+
+
 @dataclass
 class DocumentSpans:
     """One question's documents as token ids, and which of their positions the answer so far matches.
@@ -51,22 +80,8 @@ class DocumentSpans:
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
-        # a passage follows "Doc k: " in the prompt, so its words carry their leading space
-        docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
-        words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
-        variants: dict[int, list[list[int]]] = {}
-        for t, w in words.items():
-            if w.startswith(" ") and w.strip():
-                spellings = {w.lstrip(), w.lstrip()[:1].upper() + w.lstrip()[1:]}  # "the" may open a sentence
-                spellings |= {" " + x for x in spellings}
-                variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
-        sequences, follow = list(docs), [None] * len(docs)
-        for d, doc in enumerate(docs):
-            for p, t in enumerate(doc):
-                for ids in variants.get(t, []):
-                    sequences.append(ids)
-                    follow.append((d, p + 1))
-        spelt = {t: words.get(t) or tokenizer.decode([t]) for seq in sequences for t in seq}
+        sequences, follow = _spellings(tokenizer, texts)
+        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
         joins = frozenset(t for t, w in spelt.items() if w[:1].isalnum())
         return cls(sequences, follow, ends, joins)
 

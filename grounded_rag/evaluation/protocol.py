@@ -36,6 +36,8 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "query_only_reference": RHO_GRID,
     "grounded_pmi": PMI_GRID,
     "grounded_pmi_gated": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
+    "grounded_pmi_anchored": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
+    "pmi_anchored_ungated": PMI_GRID,
     "pmi_static": PMI_GRID,
     "pmi_evidence_only": PMI_GRID,
     "pmi_question_only": [{"pmi_beta": 0.5}, {"pmi_beta": 1.0}, {"pmi_beta": 2.0}],

@@ -55,7 +55,7 @@ def test_large_finite_rho_follows_retrieval_stream(decoder):
 
 
 @pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm",
-                                    "grounded_pmi"])
+                                    "grounded_pmi", "grounded_pmi_anchored"])
 def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
     cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
     fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False)
@@ -149,12 +149,13 @@ LEAVING = [  # answers of very different lengths: the short ones end (EOS or the
 ]
 
 
-@pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("knnlm", False), ("dola", False),
-                                            ("grounded", True)])
+@pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("grounded_pmi_anchored", False),
+                                            ("knnlm", False), ("dola", False), ("grounded", True)])
 def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, sampled):
     """A batch whose questions finish at different steps: finished rows are dropped from the decode state
     (the engine's ``finished`` hook), and every answer still equals its one-at-a-time decode — also with
-    per-question sampling generators, kNN-LM's per-question datastores and DoLa's layer taps."""
+    per-question sampling generators, kNN-LM's per-question datastores, the anchored method's per-question
+    document tokens and DoLa's layer taps."""
     settings = {"method": method, "max_new_tokens": 48, "stop": ["\n\n"]}
     if sampled:
         settings.update(temperature=0.8, top_k=20, seed=11)

@@ -13,6 +13,7 @@ from grounded_rag.fusion import (
     js_divergence,
     kl_barycenter_objective,
 )
+from grounded_rag.methods import anchor
 
 
 def random_logp(rows: int, vocab: int, seed: int, scale: float = 3.0) -> torch.Tensor:
@@ -98,3 +99,14 @@ def test_arithmetic_fusion_limits():
     assert torch.allclose(arithmetic_fusion(lp_full, lp_ref, torch.zeros(1)), lp_full, atol=1e-6)
     mid = arithmetic_fusion(lp_full, lp_ref, torch.tensor([0.5])).exp()
     assert torch.allclose(mid, 0.5 * lp_full.exp() + 0.5 * lp_ref.exp(), atol=1e-6)
+
+
+def test_anchor_lets_documents_raise_only_their_own_tokens_and_lower_any():
+    """The anchored methods' evidence term: a positive boost survives only on tokens the row's documents
+    contain; a penalty (the documents argue against a token) survives everywhere."""
+    evidence = torch.tensor([[2.0, -1.0, 3.0, -0.5], [1.0, 1.0, -2.0, 0.0]])
+    in_docs = torch.tensor([[True, False, False, True], [False, True, False, False]])
+    out = anchor(evidence, in_docs)
+    assert out.tolist() == [[2.0, -1.0, 0.0, -0.5], [0.0, 1.0, -2.0, 0.0]]
+    with pytest.raises(ValueError, match="document tokens"):
+        anchor(evidence, None)
