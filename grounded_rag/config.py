@@ -47,11 +47,11 @@ class DecodingConfig(BaseModel):
     # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    # The recommended method (docs/method-note.md): level with tuned CAD on NQ-Swap context-following and
-    # above it on F1, and its question gate denies instructions planted in a document the boost CAD and
-    # grounded_pmi give them (hijacked 5.5% vs standard's 18%).
-    # "grounded" is the paper's method, exactly.
-    method: MethodName = "grounded_pmi_gated"
+    # The recommended method (docs/method-note.md section 8): grounded_pmi_gated whose documents may raise only
+    # their own words. Above it on every setting of NQ-Swap validation (33 / 36 / 33 vs 30 / 33 / 32), above
+    # tuned CAD on test (substring +3.0, F1 +5.8), 8/10 on the distractor cases (gated: 6/10), and the same
+    # question gate against instructions planted in a document. "grounded" is the paper's method, exactly.
+    method: MethodName = "grounded_pmi_anchored"
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")

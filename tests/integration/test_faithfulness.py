@@ -3,12 +3,14 @@ document contradicts common knowledge, each beside an irrelevant passage, in bot
 
 By default the irrelevant passage is left out before decoding (`relevance_margin`; it is the least likely
 passage to be asked this question in all ten), so each case is its document alone, and both orders answer alike.
-The issue asks >= 8/10 of the default. `grounded_pmi` meets it (8/10). The default, `grounded_pmi_gated`
-(m = 2), scores 6/10: from its document alone it answers "The boiling point of water at sea level in Celsius is
-100." (its question gate withholds the boost, docs/method-note.md section 5) and "El Salvador." for the
-Colosseum (both orders). Its bar here is what it measures, so a regression fails; the issue's 8/10 for the
-default is still open. With extractive answers (`ask --extractive`) the default scores 10/10, every answer a
-sentence of the document ("The Colosseum was moved stone by stone to Madrid, where it stands today.")."""
+The issue asks >= 8/10 of the default. The default, `grounded_pmi_anchored`, scores 8/10: the documents may raise
+only their own words, so "El" (which "moved stone by stone to Madrid" makes 50 times likelier, and the unanchored
+evidence term made 0.80: "El Salvador.") gets no boost, and it answers "The Colosseum is currently located in
+Madrid, Spain."; it still answers the boiling point with 100 (the question gate withholds the boost once its answer
+restates the question, docs/method-note.md section 5). `grounded_pmi` scores 8/10 and `grounded_pmi_gated`, the
+previous default, 6/10 (it fails both). With extractive answers (`ask --extractive`) the gated method scores 10/10,
+every answer a sentence of the document ("The Colosseum was moved stone by stone to Madrid, where it stands
+today."). Each bar is what the method measures, so a regression fails."""
 
 import json
 from pathlib import Path
@@ -22,8 +24,9 @@ CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_case
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
 
 
-@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), (None, [], 6), (None, ["--extractive"], 10)],
-                         ids=["grounded_pmi", "default", "default-extractive"])
+@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), ("grounded_pmi_gated", [], 6), (None, [], 8),
+                                                    ("grounded_pmi_gated", ["--extractive"], 10)],
+                         ids=["grounded_pmi", "grounded_pmi_gated", "default", "gated-extractive"])
 def test_follows_the_relevant_document_beside_a_distractor(capsys, method, options, needed):
     answers = []
     for case in CASES:
