@@ -183,13 +183,23 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
     done = [False] * len(prepared)
     seen = []
     for step in decode(decoder.model, mt, prompts, [r.trust for r in prepared], cfg, decoder.pad_id,
-                       finished=lambda: done):
+                       finished=lambda: done, document_tokens=decoder.document_tokens(prepared, mt)):
         seen.append(list(step.questions))
         assert step.tokens.shape[0] == len(step.questions)
         for q, t in zip(step.questions, step.tokens.tolist()):
             done[q] = done[q] or t in decoder.eos_ids
     assert seen[0] == [0, 1, 2] and len(seen[-1]) == 1, f"rows per step: {[len(s) for s in seen]}"
     assert all(set(b) <= set(a) for a, b in pairwise(seen)), "a finished question never comes back"
+
+
+def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
+    """Called at engine level without them, the anchored default says what is missing instead of decoding unanchored."""
+    cfg = DecodingConfig(max_new_tokens=2)
+    mt = get_method(cfg.method)
+    assert mt.anchored, "the default is an anchored method"
+    req = decoder.prepare(QUESTION, DOCUMENTS, None, cfg, mt)
+    with pytest.raises(ValueError, match="document tokens per question"):
+        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id))
 
 
 def test_stop_strings_and_eos_end_generation(decoder):
