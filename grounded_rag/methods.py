@@ -41,9 +41,10 @@ class Method:
     name: str
     references: tuple[Reference, ...]  # prompt streams besides the full one: "retrieval", "query"
     description: str
-    fuse: Callable[[torch.Tensor, torch.Tensor | None, torch.Tensor, DecodingConfig], StepFusion]
+    # (lp_full, lp_ref, trust, config) -> StepFusion; an anchored method's rule also takes the rows' document-token
+    # mask [rows, V] (bool) as a fifth argument
+    fuse: Callable[..., StepFusion]
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
-    # the fuse rule also takes each row's document-token mask [rows, V] (bool): the anchored methods
     anchored: bool = False
 
     @property
