@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import torch
 
 from . import schedule
-from .config import DecodingConfig
 from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
 from .prompts import Reference
 from .taps import Datastore, Signal
