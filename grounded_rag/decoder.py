@@ -45,6 +45,11 @@ def _relevance_key(question: str, docs: Sequence[Document]) -> tuple[str, tuple[
     return question, tuple((d.title, d.text) for d in docs)
 
 
+def _passage_texts(request: Request) -> list[str]:
+    """The kept passages' texts and titles: what an answer may copy or the documents may raise."""
+    return [t for d in request.documents for t in (d.text, d.title) if t]
+
+
 @dataclass
 class _Running:
     """Per-question bookkeeping while decoding."""
@@ -185,8 +190,7 @@ class GroundedDecoder:
         """An anchored method's per-question tokens its documents may raise: the kept passages' text and titles."""
         if not method.anchored:
             return None
-        return [document_tokens(self.tokenizer, [t for d in r.documents for t in (d.text, d.title) if t])
-                for r in requests]
+        return [document_tokens(self.tokenizer, _passage_texts(r)) for r in requests]
 
     def spans(self, requests: Sequence[Request], config: DecodingConfig) -> list[DocumentSpans] | None:
         """With ``extractive``: each question's documents (text and title), whose spans its answer may copy."""
@@ -195,8 +199,7 @@ class GroundedDecoder:
         key = tuple(config.stop)
         if key not in self._ends:
             self._ends[key] = end_tokens(self.tokenizer, self.eos_ids, config.stop)
-        return [DocumentSpans.build(self.tokenizer, [t for d in r.documents for t in (d.text, d.title) if t],
-                                    self._ends[key]) for r in requests]
+        return [DocumentSpans.build(self.tokenizer, _passage_texts(r), self._ends[key]) for r in requests]
 
     def _record(self, step: Step, running: list[_Running], config: DecodingConfig) -> None:
         stops = [*config.stop, "\n"] if config.extractive else config.stop  # an extractive answer ends at a newline
