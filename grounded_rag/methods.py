@@ -280,7 +280,7 @@ def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torc
     """The evidence term where it lowers a token or the token is in the row's documents, else 0."""
     if doc_tokens is None:
         raise ValueError("an anchored method needs each row's document tokens (the engine's document_tokens)")
-    keep = doc_tokens[:, : evidence_term.shape[-1]] | (evidence_term < 0)
+    keep = doc_tokens | (evidence_term < 0)
     return torch.where(keep, evidence_term, torch.zeros_like(evidence_term))
 
 
