@@ -11,6 +11,8 @@ packs of similar lengths and the caches are assembled afterwards (see ``prefill`
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -72,6 +74,13 @@ def _positions(mask: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
     return pos.masked_fill(mask == 0, 1)
 
 
+@functools.cache
+def _cache_kwarg(model_type: type) -> str:
+    """The name ``forward`` takes the KV cache under: transformers 5.24 renamed ``past_key_values`` to
+    ``cache`` (the old name now warns), while models written for older releases (remote code) take the old one."""
+    return "cache" if "cache" in inspect.signature(model_type.forward).parameters else "past_key_values"
+
+
 def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_pos, keep: int = 1) -> torch.Tensor:
     """Run new tokens through the model, extend the state, return last-position logits [rows, V]
     (``keep`` > 1: the last ``keep`` positions' logits, [rows, keep, V])."""
@@ -86,9 +95,9 @@ def _forward(model: PreTrainedModel, state: DecodeState, new_ids, new_mask, new_
         input_ids=ids,
         attention_mask=state.attention_mask,
         position_ids=pos,
-        past_key_values=state.cache,
         use_cache=state.cache is not None,
         logits_to_keep=keep,
+        **{_cache_kwarg(type(model)): state.cache},
     )
     return out.logits[:, -1, :] if keep == 1 else out.logits[:, -keep:, :]
 
