@@ -148,7 +148,12 @@ def build_prompts(
 
 
 def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
-    """The prompt with the assistant turn opened by ``answer_prefix``, kept untrusted (plain text)."""
+    """The prompt with the assistant turn opened by ``answer_prefix``, kept untrusted (plain text).
+
+    After the plain layout's ``Assistant:`` the prefix gets the space a reply opens with: glued on
+    ("Assistant:Answer:") it made Gemma-3-270M open most answers with a blank line."""
+    if answer_prefix and prompt.endswith(":") and not answer_prefix[0].isspace():
+        answer_prefix = " " + answer_prefix
     return RenderedPrompt([*prompt.pieces, (answer_prefix, False)])
 
 

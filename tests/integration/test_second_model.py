@@ -1,12 +1,18 @@
 """The second packaged model (Gemma-3-270M base, no chat template): loads by alias and is exact at rho = 0."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
 from grounded_rag import GroundedDecoder
+from grounded_rag.evaluation.data import load_examples
+from grounded_rag.evaluation.protocol import base_config
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "nq_swap_6.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -24,3 +30,13 @@ def test_gemma_plain_text_template_and_exact_rho_zero(gemma):
     assert result.token_ids == [t for t in expected.tolist() if t not in gemma.eos_ids]
     grounded = gemma.generate(QUESTION, DOCUMENTS, max_new_tokens=8)
     assert len(grounded.trace) > 0 and all(0 <= s.conflict <= 1 for s in grounded.trace)
+
+
+def test_gemma_short_answer_protocol_answers_instead_of_a_blank_line(gemma):
+    """The plain layout's ``Assistant:`` and the protocol's ``Answer:`` need the space a reply opens with:
+    glued together ("Assistant:Answer:") the base model opened most answers with a blank line, which the
+    protocol's newline stop turned into an empty answer."""
+    cfg = base_config("standard", {}, 12)
+    results = [gemma.generate(ex.question, ex.documents, config=cfg) for ex in load_examples(FIXTURE)[:4]]
+    assert results[0].prompts.full.endswith("\n\nAssistant: Answer:")
+    assert [r.text != "" for r in results] == [True] * 4, [r.text for r in results]
