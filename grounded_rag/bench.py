@@ -57,7 +57,7 @@ def timed_decode(
     stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
     tokens = [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
     for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores,
-                    document_tokens=tokens):
+                    document_tokens=tokens, end_ids=decoder.eos_ids):
         marks.append(time.perf_counter())
     prefill_ms = (marks[0] - start) * 1000
     decode_ms = (marks[-1] - marks[0]) * 1000 / max(len(marks) - 1, 1)

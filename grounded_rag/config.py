@@ -26,6 +26,7 @@ MethodName = Literal[
     "grounded_pmi_gated",
     "grounded_pmi_anchored",
     "pmi_anchored_ungated",
+    "pmi_anchored_fused_ends",
     "pmi_static",
     "pmi_evidence_only",
     "pmi_question_only",

@@ -170,7 +170,7 @@ class GroundedDecoder:
         prompts = [ids for r in requests for ids in r.token_ids]
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
                        datastores=self.datastores(requests, method), spans=self.spans(requests, config),
-                       document_tokens=self.document_tokens(requests, method),
+                       document_tokens=self.document_tokens(requests, method), end_ids=self.eos_ids,
                        finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)

@@ -21,7 +21,7 @@ from transformers import DynamicCache, PreTrainedModel
 
 from .config import DecodingConfig
 from .fusion import log_probs
-from .methods import Method, StepFusion, knn_log_probs
+from .methods import Method, StepFusion, full_stream_ends, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
 from .spans import DocumentSpans, restrict
 from .speedups import ReservedLayer, make_cache
@@ -305,9 +305,11 @@ def fuse_step(
     config: DecodingConfig,
     datastores: Sequence[Datastore] | None,
     doc_tokens: torch.Tensor | None = None,
+    ends: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
     """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
-    ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule."""
+    ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule; ``ends``
+    ([V] bool, the end-of-answer tokens) a method whose full stream decides where the answer ends."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -320,6 +322,8 @@ def fuse_step(
         lp_ref = None
     fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens) if method.anchored else method.fuse(
         lp_full, lp_ref, trust, config)
+    if method.full_ends:
+        fused = replace(fused, log_q=full_stream_ends(fused.log_q, lp_full, ends))
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
@@ -335,10 +339,20 @@ def token_masks(token_sets: Sequence[Collection[int]] | None, vocab: int, device
     return mask
 
 
-def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | None, questions: int) -> None:
+def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | None, questions: int,
+                  end_ids: Collection[int] | None) -> None:
     if method.anchored and (document_tokens is None or len(document_tokens) != questions):
         raise ValueError(f"{method.name} needs one set of document tokens per question "
                          "(GroundedDecoder.document_tokens builds them)")
+    if method.full_ends and not end_ids:
+        raise ValueError(f"{method.name} needs the end-of-answer token ids (end_ids, e.g. GroundedDecoder.eos_ids)")
+
+
+def end_mask(method: Method, end_ids: Collection[int] | None, vocab: int, device: torch.device) -> torch.Tensor | None:
+    """[V] bool, True at the end-of-answer tokens, for a method whose full stream decides where the answer ends."""
+    if not method.full_ends:
+        return None
+    return token_masks([end_ids or ()], vocab, device)[0]
 
 
 def keep_questions(state: DecodeState, keep: Sequence[int], streams: int) -> None:
@@ -364,6 +378,7 @@ def decode(
     finished: Callable[[], Sequence[bool]] | None = None,
     spans: Sequence[DocumentSpans] | None = None,
     document_tokens: Sequence[Collection[int]] | None = None,
+    end_ids: Collection[int] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -374,7 +389,8 @@ def decode(
     ``spans`` (one per question: ``DecodingConfig.extractive``) keeps each answer a verbatim span of
     its documents; the step's ``fusion.log_q`` is then the restricted distribution.
     ``document_tokens`` (one set per question: :func:`grounded_rag.spans.document_tokens`) are the
-    tokens an anchored method's documents may raise.
+    tokens an anchored method's documents may raise; ``end_ids`` the tokens that end an answer (EOS, end
+    of turn), for a method whose full stream decides where the answer ends.
     """
     streams = method.streams
     questions = list(range(len(prompts) // streams))
@@ -383,15 +399,16 @@ def decode(
     generators = make_generators(config, len(questions), model.device)
     stores = list(datastores) if datastores is not None else None
     spans = list(spans) if spans is not None else None
-    _needs_tokens(method, document_tokens, len(questions))
+    _needs_tokens(method, document_tokens, len(questions), end_ids)
     doc_mask = None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens, ragged, taps)
         if method.anchored:
             doc_mask = token_masks(document_tokens, logits.shape[-1], logits.device)
+        ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask)  # c_t, rho_t, q_t
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends)  # q_t
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -435,17 +452,19 @@ def score_continuation(
     continuation: Sequence[int],
     datastores: Sequence[Datastore] | None = None,
     document_tokens: Collection[int] | None = None,
+    end_ids: Collection[int] | None = None,
 ) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
     trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
     total = 0.0
     token_sets = None if document_tokens is None else [document_tokens]
-    _needs_tokens(method, token_sets, 1)
+    _needs_tokens(method, token_sets, 1, end_ids)
     with open_taps(model, method, config) as taps:
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)
         doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
+        ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for j, token in enumerate(continuation):
-            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask)
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends)
             total += float(fused.log_q[0, token])
             if j + 1 < len(continuation):
                 forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)

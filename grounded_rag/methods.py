@@ -45,6 +45,7 @@ class Method:
     fuse: Callable[..., StepFusion]
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
     anchored: bool = False
+    full_ends: bool = False  # the full stream decides where the answer ends (:func:`full_stream_ends`)
 
     @property
     def reference(self) -> Reference:
@@ -284,6 +285,18 @@ def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torc
     return torch.where(keep, evidence_term, torch.zeros_like(evidence_term))
 
 
+def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Tensor | None) -> torch.Tensor:
+    """``log_q``, except in rows where the full stream's most likely token ends the answer (``ends``: [V]
+    bool, EOS / end of turn): there the step is the full stream's. The contrasts decide what the answer
+    says, not that it goes on: after "The capital of France is Paris." the full stream ends the turn
+    (0.415 against a newline 0.394), the question term's nudge made it a newline (0.509), and the run-on
+    paragraph obeyed an instruction planted in a document."""
+    if ends is None:
+        raise ValueError("a method whose full stream ends the answer needs the end-of-answer token ids (end_ids)")
+    stop = ends[lp_full.argmax(dim=-1)]
+    return torch.where(stop.unsqueeze(-1), lp_full, log_q)
+
+
 def _pmi_x(lp_full: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
     """PMI(y; x | D) = log p_full - log p_ret; +inf where the reference rules the token out."""
     return torch.where(torch.isfinite(lp_ret), lp_full - lp_ret, torch.full_like(lp_full, math.inf))
@@ -327,7 +340,16 @@ METHODS: dict[str, Method] = {
         Method(
             "grounded_pmi_anchored",
             BOTH,
-            "ours: grounded_pmi_gated whose evidence may raise only the documents' own tokens (no spurious boosts)",
+            "ours: grounded_pmi_gated whose evidence may raise only the documents' own tokens (no spurious boosts); "
+            "the full stream decides where the answer ends",
+            _pmi(gated=True, anchored=True),
+            anchored=True,
+            full_ends=True,
+        ),
+        Method(
+            "pmi_anchored_fused_ends",
+            BOTH,
+            "ablation of grounded_pmi_anchored: the fused step also decides where the answer ends",
             _pmi(gated=True, anchored=True),
             anchored=True,
         ),

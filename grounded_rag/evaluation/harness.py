@@ -76,7 +76,7 @@ def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datasto
     tokens: list[list[int]] = [[] for _ in range(rows)]
     done = [False] * rows
     for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores,
-                       document_tokens=document_tokens, finished=lambda: done):
+                       document_tokens=document_tokens, end_ids=decoder.eos_ids, finished=lambda: done):
         for i, t in zip(step.questions, step.tokens.tolist()):
             if not done[i]:
                 tokens[i].append(t)
@@ -122,7 +122,7 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,
-                                      tokens[0] if tokens else None))
+                                      tokens[0] if tokens else None, decoder.eos_ids))
     return out
 
 

@@ -183,7 +183,8 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
     done = [False] * len(prepared)
     seen = []
     for step in decode(decoder.model, mt, prompts, [r.trust for r in prepared], cfg, decoder.pad_id,
-                       finished=lambda: done, document_tokens=decoder.document_tokens(prepared, mt)):
+                       finished=lambda: done, document_tokens=decoder.document_tokens(prepared, mt),
+                       end_ids=decoder.eos_ids):
         seen.append(list(step.questions))
         assert step.tokens.shape[0] == len(step.questions)
         for q, t in zip(step.questions, step.tokens.tolist()):
@@ -200,6 +201,9 @@ def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
     req = decoder.prepare(QUESTION, DOCUMENTS, None, cfg, mt)
     with pytest.raises(ValueError, match="document tokens per question"):
         next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id))
+    with pytest.raises(ValueError, match="end-of-answer token ids"):  # and where its answer may end
+        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id,
+                    document_tokens=decoder.document_tokens([req], mt)))
 
 
 def test_stop_strings_and_eos_end_generation(decoder):

@@ -13,7 +13,7 @@ from grounded_rag.fusion import (
     js_divergence,
     kl_barycenter_objective,
 )
-from grounded_rag.methods import anchor
+from grounded_rag.methods import anchor, full_stream_ends
 
 
 def random_logp(rows: int, vocab: int, seed: int, scale: float = 3.0) -> torch.Tensor:
@@ -110,3 +110,16 @@ def test_anchor_lets_documents_raise_only_their_own_tokens_and_lower_any():
     assert out.tolist() == [[2.0, -1.0, 0.0, -0.5], [0.0, 1.0, -2.0, 0.0]]
     with pytest.raises(ValueError, match="document tokens"):
         anchor(evidence, None)
+
+
+def test_full_stream_ends_takes_the_full_step_only_where_its_top_token_ends_the_answer():
+    """The anchored default's end rule: a row whose full stream would end the answer gets the full
+    stream's step (so greedy ends it); every other row keeps the fused step."""
+    lp_full = torch.log_softmax(torch.tensor([[2.0, 1.0, 0.5], [0.1, 3.0, 0.2]]), dim=-1)
+    log_q = torch.log_softmax(torch.tensor([[0.0, 4.0, 0.0], [0.0, 0.0, 5.0]]), dim=-1)
+    ends = torch.tensor([True, False, False])  # token 0 ends the answer
+    out = full_stream_ends(log_q, lp_full, ends)
+    assert torch.equal(out[0], lp_full[0]) and out[0].argmax() == 0  # the contrast would have gone on with token 1
+    assert torch.equal(out[1], log_q[1])
+    with pytest.raises(ValueError, match="end-of-answer token ids"):
+        full_stream_ends(log_q, lp_full, None)
