@@ -306,10 +306,13 @@ def fuse_step(
     datastores: Sequence[Datastore] | None,
     doc_tokens: torch.Tensor | None = None,
     ends: torch.Tensor | None = None,
+    begun: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
     """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
     ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule; ``ends``
-    ([V] bool, the end-of-answer tokens) a method whose full stream decides where the answer ends."""
+    ([V] bool, the end-of-answer tokens) a method whose full stream decides where the answer ends, once the
+    answer has ``begun`` (at its first token the full stream's wish to end is reluctance to answer, which
+    the contrasts are there to overcome)."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -322,7 +325,7 @@ def fuse_step(
         lp_ref = None
     fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens) if method.anchored else method.fuse(
         lp_full, lp_ref, trust, config)
-    if method.full_ends:
+    if method.full_ends and begun:
         fused = replace(fused, log_q=full_stream_ends(fused.log_q, lp_full, ends))
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
@@ -408,7 +411,7 @@ def decode(
             doc_mask = token_masks(document_tokens, logits.shape[-1], logits.device)
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends)  # q_t
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends, t > 0)
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -464,7 +467,7 @@ def score_continuation(
         doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for j, token in enumerate(continuation):
-            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends)
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0)
             total += float(fused.log_q[0, token])
             if j + 1 < len(continuation):
                 forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)
