@@ -147,14 +147,18 @@ def build_prompts(
     return out
 
 
-def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
-    """The prompt with the assistant turn opened by ``answer_prefix``, kept untrusted (plain text).
+def reply_start(prompt: str, text: str) -> str:
+    """``text`` as the opening of the reply that follows ``prompt``: after the plain layout's
+    ``Assistant:`` it gets the space a reply opens with. Glued on ("Assistant:Answer:",
+    "Assistant:Absence makes the heart grow") it made Gemma-3-270M answer with a blank line."""
+    if text and prompt.endswith(":") and not text[0].isspace():
+        return " " + text
+    return text
 
-    After the plain layout's ``Assistant:`` the prefix gets the space a reply opens with: glued on
-    ("Assistant:Answer:") it made Gemma-3-270M open most answers with a blank line."""
-    if answer_prefix and prompt.endswith(":") and not answer_prefix[0].isspace():
-        answer_prefix = " " + answer_prefix
-    return RenderedPrompt([*prompt.pieces, (answer_prefix, False)])
+
+def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
+    """The prompt with the assistant turn opened by ``answer_prefix``, kept untrusted (plain text)."""
+    return RenderedPrompt([*prompt.pieces, (reply_start(prompt, answer_prefix), False)])
 
 
 def control_token_ids(tokenizer: PreTrainedTokenizerBase) -> set[int]:

@@ -20,7 +20,7 @@ from ..decoder import GroundedDecoder
 from ..engine import decode, score_continuation
 from ..errors import InputError
 from ..methods import get_method
-from ..prompts import encode, encode_text, open_answer, render, user_message
+from ..prompts import encode, encode_text, open_answer, render, reply_start, user_message
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .checkpoint import Checkpoint, write_atomic
 from .data import Example, add_distractors, add_injection, load_examples, split_examples
@@ -90,6 +90,12 @@ def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datasto
 MEMOTRAP_NEW_TOKENS = 6  # the choices are one word (or a letter) and a full stop
 
 
+def continuation_prompts(decoder: GroundedDecoder, request, text: str) -> list[list[int]]:
+    """Each stream's prompt with the reply opened by ``text`` (MemoTrap: the proverb the answer continues),
+    opened the way every reply is (:func:`grounded_rag.prompts.reply_start`)."""
+    return [ids + encode_text(decoder.tokenizer, reply_start(request.prompts.full, text)) for ids in request.token_ids]
+
+
 def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, batch_size) -> list[dict]:
     """MemoTrap by generation: the method continues the question text (the same assistant turn that
     log-likelihood scoring forces), and the record keeps the continuation."""
@@ -100,7 +106,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
                       disable=not todo):
         batch = todo[start:start + batch_size]
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
-        prompts = [ids + encode_text(decoder.tokenizer, ex.question) for ex, r in zip(batch, reqs) for ids in r.token_ids]
+        prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
         texts = _decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method),
                               decoder.document_tokens(reqs, method))
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
@@ -115,10 +121,10 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
     stores = decoder.datastores([req], method)
     tokens = decoder.document_tokens([req], method)
-    lead = encode_text(decoder.tokenizer, ex.question)
+    lead = encode_text(decoder.tokenizer, reply_start(req.prompts.full, ex.question))
     out = []
     for choice in ex.choices or []:
-        forced = encode_text(decoder.tokenizer, ex.question + choice)
+        forced = encode_text(decoder.tokenizer, reply_start(req.prompts.full, ex.question + choice))
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,

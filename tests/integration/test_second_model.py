@@ -7,12 +7,15 @@ import torch
 
 from grounded_rag import GroundedDecoder
 from grounded_rag.evaluation.data import load_examples
+from grounded_rag.evaluation.harness import continuation_prompts
 from grounded_rag.evaluation.protocol import base_config
+from grounded_rag.methods import get_method
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nq_swap_6.jsonl"
+MEMOTRAP = Path(__file__).parents[1] / "fixtures" / "memotrap_8.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +43,17 @@ def test_gemma_short_answer_protocol_answers_instead_of_a_blank_line(gemma):
     results = [gemma.generate(ex.question, ex.documents, config=cfg) for ex in load_examples(FIXTURE)[:4]]
     assert results[0].prompts.full.endswith("\n\nAssistant: Answer:")
     assert [r.text != "" for r in results] == [True] * 4, [r.text for r in results]
+
+
+def test_gemma_memotrap_reply_opens_like_every_reply(gemma):
+    """MemoTrap's reply continues the proverb, which the protocol appends after the prompt: after the plain
+    layout's ``Assistant:`` it gets the space every reply opens with (as ``Answer:`` does), not glued on.
+    (Even so the base model mostly closes the restated turn: "\n\n" 0.41 after "... heart grow"; the README
+    reports MemoTrap on Gemma by log-likelihood.)"""
+    ex = load_examples(MEMOTRAP)[0]
+    cfg = base_config("cad", {"beta": 1.0}, 6, short_answer=False)
+    request = gemma.prepare(ex.question, ex.documents, None, cfg, get_method("cad"))
+    prompts = continuation_prompts(gemma, request, ex.question)
+    assert len(prompts) == 2
+    for ids in prompts:
+        assert gemma.tokenizer.decode(ids).endswith("\n\nAssistant: Absence makes the heart grow"), ids
