@@ -93,7 +93,8 @@ MEMOTRAP_NEW_TOKENS = 6  # the choices are one word (or a letter) and a full sto
 def continuation_prompts(decoder: GroundedDecoder, request, text: str) -> list[list[int]]:
     """Each stream's prompt with the reply opened by ``text`` (MemoTrap: the proverb the answer continues),
     opened the way every reply is (:func:`grounded_rag.prompts.reply_start`)."""
-    return [ids + encode_text(decoder.tokenizer, reply_start(request.prompts.full, text)) for ids in request.token_ids]
+    reply = encode_text(decoder.tokenizer, reply_start(request.prompts.full, text))
+    return [ids + reply for ids in request.token_ids]
 
 
 def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, batch_size) -> list[dict]:
@@ -121,10 +122,11 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
     stores = decoder.datastores([req], method)
     tokens = decoder.document_tokens([req], method)
-    lead = encode_text(decoder.tokenizer, reply_start(req.prompts.full, ex.question))
+    opening = reply_start(req.prompts.full, ex.question)
+    lead = encode_text(decoder.tokenizer, opening)
     out = []
     for choice in ex.choices or []:
-        forced = encode_text(decoder.tokenizer, reply_start(req.prompts.full, ex.question + choice))
+        forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,

@@ -48,7 +48,7 @@ def test_gemma_short_answer_protocol_answers_instead_of_a_blank_line(gemma):
 def test_gemma_memotrap_reply_opens_like_every_reply(gemma):
     """MemoTrap's reply continues the proverb, which the protocol appends after the prompt: after the plain
     layout's ``Assistant:`` it gets the space every reply opens with (as ``Answer:`` does), not glued on.
-    (Even so the base model mostly closes the restated turn: "\n\n" 0.41 after "... heart grow"; the README
+    (Even so the base model mostly closes the restated turn: a blank line, 0.41, after "... heart grow"; the README
     reports MemoTrap on Gemma by log-likelihood.)"""
     ex = load_examples(MEMOTRAP)[0]
     cfg = base_config("cad", {"beta": 1.0}, 6, short_answer=False)
