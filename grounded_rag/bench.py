@@ -32,7 +32,7 @@ from .decoder import GroundedDecoder
 from .engine import decode, prefill
 from .fusion import log_probs
 from .methods import get_method
-from .spans import document_tokens
+from .spans import CopyState, document_tokens
 from .taps import build_datastore
 
 QUESTION = "Who designed the metal framework of the Statue of Liberty, and what else did he build?"
@@ -56,8 +56,9 @@ def timed_decode(
     marks = []
     stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
     tokens = [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
+    copies = [CopyState.build(decoder.tokenizer, passages)] if method.copying else None
     for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores,
-                    document_tokens=tokens, end_ids=decoder.eos_ids):
+                    document_tokens=tokens, end_ids=decoder.eos_ids, copies=copies):
         marks.append(time.perf_counter())
     prefill_ms = (marks[0] - start) * 1000
     decode_ms = (marks[-1] - marks[0]) * 1000 / max(len(marks) - 1, 1)

@@ -21,7 +21,7 @@ from .inputs import DocumentLike, Request, check_scores, checked_request, fit_co
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
-from .spans import DocumentSpans, document_tokens, end_tokens
+from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
@@ -171,7 +171,7 @@ class GroundedDecoder:
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
                        datastores=self.datastores(requests, method), spans=self.spans(requests, config),
                        document_tokens=self.document_tokens(requests, method), end_ids=self.eos_ids,
-                       finished=lambda: [r.finish is not None for r in running], **engine)
+                       copies=self.copies(requests, method), finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -191,6 +191,12 @@ class GroundedDecoder:
         if not method.anchored:
             return None
         return [document_tokens(self.tokenizer, _passage_texts(r)) for r in requests]
+
+    def copies(self, requests: Sequence[Request], method: Method) -> list[CopyState] | None:
+        """A copying method's per-question copy state (fresh: decoding advances it) over the kept passages."""
+        if not method.copying:
+            return None
+        return [CopyState.build(self.tokenizer, _passage_texts(r)) for r in requests]
 
     def spans(self, requests: Sequence[Request], config: DecodingConfig) -> list[DocumentSpans] | None:
         """With ``extractive``: each question's documents (text and title), whose spans its answer may copy."""

@@ -23,7 +23,7 @@ from .config import DecodingConfig
 from .fusion import log_probs
 from .methods import Method, StepFusion, full_stream_ends, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
-from .spans import DocumentSpans, restrict
+from .spans import CopyState, DocumentSpans, restrict
 from .speedups import ReservedLayer, make_cache
 from .taps import Datastore, LayerTaps, dola_candidates
 
@@ -307,12 +307,14 @@ def fuse_step(
     doc_tokens: torch.Tensor | None = None,
     ends: torch.Tensor | None = None,
     begun: bool = True,
+    words: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
     """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
     ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule; ``ends``
     ([V] bool, the end-of-answer tokens) a method whose full stream decides where the answer ends, once the
     answer has ``begun`` (at its first token the full stream's wish to end is reluctance to answer, which
-    the contrasts are there to overcome)."""
+    the contrasts are there to overcome). ``words`` (a copying method's :func:`word_masks`) are the tokens
+    that finish a word the answer copies from a document."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -323,10 +325,17 @@ def fuse_step(
         lp_ref = knn_log_probs(taps.values["final"], datastores or [], config.knn_k, config.knn_temperature, lp_full)
     else:
         lp_ref = None
-    fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens) if method.anchored else method.fuse(
-        lp_full, lp_ref, trust, config)
+    if method.copying:
+        fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens, words=words)
+    elif method.anchored:
+        fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens)
+    else:
+        fused = method.fuse(lp_full, lp_ref, trust, config)
     if method.full_ends and begun:
-        fused = replace(fused, log_q=full_stream_ends(fused.log_q, lp_full, ends))
+        finishing = None
+        if method.copying and words is not None:  # the fused step's top token finishes a copied word
+            finishing = words.gather(-1, fused.log_q.argmax(dim=-1, keepdim=True))[:, 0]
+        fused = replace(fused, log_q=full_stream_ends(fused.log_q, lp_full, ends, finishing))
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
@@ -342,13 +351,21 @@ def token_masks(token_sets: Sequence[Collection[int]] | None, vocab: int, device
     return mask
 
 
+def word_masks(copies: Sequence[CopyState], vocab: int, device: torch.device) -> torch.Tensor:
+    """[rows, V] bool: the tokens that finish a word each row's answer is copying from a document (a token
+    continuing a copied span whose text starts with a letter or digit: "4" after "2", "alu" after "Subbar")."""
+    return token_masks([c.follows() & c.joins for c in copies], vocab, device)  # type: ignore[return-value]
+
+
 def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | None, questions: int,
-                  end_ids: Collection[int] | None) -> None:
+                  end_ids: Collection[int] | None, copies: Sequence[CopyState] | None = None) -> None:
     if method.anchored and (document_tokens is None or len(document_tokens) != questions):
         raise ValueError(f"{method.name} needs one set of document tokens per question "
                          "(GroundedDecoder.document_tokens builds them)")
     if method.full_ends and not end_ids:
         raise ValueError(f"{method.name} needs the end-of-answer token ids (end_ids, e.g. GroundedDecoder.eos_ids)")
+    if method.copying and (copies is None or len(copies) != questions):
+        raise ValueError(f"{method.name} needs one copy state per question (GroundedDecoder.copies builds them)")
 
 
 def end_mask(method: Method, end_ids: Collection[int] | None, vocab: int, device: torch.device) -> torch.Tensor | None:
@@ -382,6 +399,7 @@ def decode(
     spans: Sequence[DocumentSpans] | None = None,
     document_tokens: Sequence[Collection[int]] | None = None,
     end_ids: Collection[int] | None = None,
+    copies: Sequence[CopyState] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -393,7 +411,9 @@ def decode(
     its documents; the step's ``fusion.log_q`` is then the restricted distribution.
     ``document_tokens`` (one set per question: :func:`grounded_rag.spans.document_tokens`) are the
     tokens an anchored method's documents may raise; ``end_ids`` the tokens that end an answer (EOS, end
-    of turn), for a method whose full stream decides where the answer ends.
+    of turn), for a method whose full stream decides where the answer ends; ``copies`` (one
+    :class:`~grounded_rag.spans.CopyState` per question) which document spans each answer copies, for a
+    copying method.
     """
     streams = method.streams
     questions = list(range(len(prompts) // streams))
@@ -402,7 +422,8 @@ def decode(
     generators = make_generators(config, len(questions), model.device)
     stores = list(datastores) if datastores is not None else None
     spans = list(spans) if spans is not None else None
-    _needs_tokens(method, document_tokens, len(questions), end_ids)
+    _needs_tokens(method, document_tokens, len(questions), end_ids, copies)
+    copies = list(copies) if method.copying and copies is not None else None
     doc_mask = None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
@@ -411,12 +432,16 @@ def decode(
             doc_mask = token_masks(document_tokens, logits.shape[-1], logits.device)
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends, t > 0)
+            words = None if copies is None else word_masks(copies, logits.shape[-1], logits.device)
+            lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends, t > 0,
+                                               words)
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
             for s, token in zip(spans or [], tokens.tolist()):
                 s.advance(token)
+            for c, token in zip(copies or [], tokens.tolist()):
+                c.advance(token)
             rows = torch.arange(len(questions), device=model.device)
             yield Step(
                 tokens=tokens,
@@ -439,6 +464,7 @@ def decode(
                 generators = None if generators is None else [generators[j] for j in keep]
                 stores = None if stores is None else [stores[j] for j in keep]
                 spans = None if spans is None else [spans[j] for j in keep]
+                copies = None if copies is None else [copies[j] for j in keep]
                 doc_mask = None if doc_mask is None else doc_mask[keep]
             taps.claim()
             logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
@@ -456,19 +482,23 @@ def score_continuation(
     datastores: Sequence[Datastore] | None = None,
     document_tokens: Collection[int] | None = None,
     end_ids: Collection[int] | None = None,
+    copy: CopyState | None = None,
 ) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
     trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
     total = 0.0
     token_sets = None if document_tokens is None else [document_tokens]
-    _needs_tokens(method, token_sets, 1, end_ids)
+    _needs_tokens(method, token_sets, 1, end_ids, None if copy is None else [copy])
     with open_taps(model, method, config) as taps:
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)
         doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         for j, token in enumerate(continuation):
-            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0)
+            words = word_masks([copy], logits.shape[-1], logits.device) if method.copying and copy else None
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0, words)
             total += float(fused.log_q[0, token])
+            if copy is not None:
+                copy.advance(token)
             if j + 1 < len(continuation):
                 forced = torch.full((method.streams,), token, dtype=torch.long, device=model.device)
                 logits = decode_one_token(model, state, forced)

@@ -46,6 +46,9 @@ class Method:
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
     anchored: bool = False
     full_ends: bool = False  # the full stream decides where the answer ends (:func:`full_stream_ends`)
+    # the rule also takes the tokens that finish a word the answer copies from a document ([rows, V] bool, the
+    # engine's :func:`~grounded_rag.engine.word_masks`) as ``words``: its question gate and end rule judge whole words
+    copying: bool = False
 
     @property
     def reference(self) -> Reference:
@@ -222,7 +225,7 @@ QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
 
 def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True, gated: bool = False,
-         anchored: bool = False):
+         anchored: bool = False, copying: bool = False):
     """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
 
     With p_full = p(y|x,D), p_q = p(y|x) (question only) and p_ret = p(y|D) (retrieval only),
@@ -252,9 +255,18 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     "the Colosseum was moved stone by stone to Madrid" the full stream's p("El") rises from 0.001 to
     0.05 (a Spanish context), the unanchored boost makes it 0.80, and the answer becomes "El Salvador".
     A memorized answer the documents contradict keeps its penalty (its PMI is negative).
+
+    ``copying`` (``grounded_pmi_words``): the gate judges whole words. A token that finishes a word the
+    answer is copying from a document (``words``: a digit after a digit, "alu" after "Subbar") needs no
+    question support. Inside a copied word both streams read its first pieces, so PMI(y; x | D) is ~0 for
+    the rest, and the gate withheld the evidence exactly there: "43" in a NQ-Swap passage became "4", and
+    after "1" of the passage's "1881" the passage's "8" (PMI(y; D | x) = +2.6) was gated out (PMI(y; x | D) =
+    +0.8). The engine also keeps the end rule from cutting a word the fused step is finishing. Only words:
+    letting every continuation of a copied span through (tried first) ran answers on ("Stephen Curry ( born
+    Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer).
     """
 
-    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None):
+    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None, words=None):
         lp_ret, lp_q = lp_refs[:, 0], lp_refs[:, 1]
         c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
         ones = torch.ones_like(c_q)
@@ -263,6 +275,11 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         evidence_term = _weighted_diff(a, lp_full, lp_q)
         if gated:  # the question must support the token; a reference's -inf counts as support
             supported = _pmi_x(lp_full, lp_ret) > config.pmi_gate
+            if copying:
+                if words is None:
+                    raise ValueError("a copying method needs each row's copied-word continuations (the engine's "
+                                     "word_masks over its copies)")
+                supported = supported | words
             evidence_term = torch.where(supported, evidence_term, torch.zeros_like(evidence_term))
         if anchored:  # a boost only for the documents' own tokens; a penalty for any token
             evidence_term = anchor(evidence_term, doc_tokens)
@@ -285,9 +302,11 @@ def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torc
     return torch.where(keep, evidence_term, torch.zeros_like(evidence_term))
 
 
-def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Tensor | None) -> torch.Tensor:
+def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Tensor | None,
+                     finishing: torch.Tensor | None = None) -> torch.Tensor:
     """``log_q``, except in rows where the full stream's most likely token ends the answer (``ends``: [V]
-    bool, EOS / end of turn): there the step is the full stream's. The engine applies it once the answer has
+    bool, EOS / end of turn): there the step is the full stream's, unless the row is ``finishing`` ([rows]
+    bool: the fused step's top token finishes a word the answer is copying from a document). The engine applies it once the answer has
     begun (an empty answer is not one the evidence finished). The contrasts decide what the answer says,
     not that it goes on: after "The capital of France is Paris." the full stream ends the turn
     (0.415 against a newline 0.394), the question term's nudge made it a newline (0.509), and the run-on
@@ -295,6 +314,8 @@ def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Ten
     if ends is None:
         raise ValueError("a method whose full stream ends the answer needs the end-of-answer token ids (end_ids)")
     stop = ends[lp_full.argmax(dim=-1)]
+    if finishing is not None:
+        stop = stop & ~finishing
     return torch.where(stop.unsqueeze(-1), lp_full, log_q)
 
 
@@ -346,6 +367,16 @@ METHODS: dict[str, Method] = {
             _pmi(gated=True, anchored=True),
             anchored=True,
             full_ends=True,
+        ),
+        Method(
+            "grounded_pmi_words",
+            BOTH,
+            "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
+            "answer copies from a document needs no question support and is not cut",
+            _pmi(gated=True, anchored=True, copying=True),
+            anchored=True,
+            full_ends=True,
+            copying=True,
         ),
         Method(
             "pmi_anchored_fused_ends",

@@ -123,3 +123,42 @@ def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[Documen
     empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
     masked = torch.where(empty, lp_full.masked_fill(~allowed, -math.inf), masked)
     return torch.log_softmax(masked, dim=-1)
+
+
+@dataclass
+class CopyState:
+    """Which document spans the answer is copying right now, for a method that lets the rest of a copied word
+    through its question gate (``grounded_pmi_words``).
+
+    Unlike :class:`DocumentSpans` (an extractive answer is one span from its first token) the answer may
+    leave a span and start another anywhere: after a token no live span continues, the live spans are
+    every place the documents spell that token. :meth:`follows` is empty before the answer's first token.
+    """
+
+    sequences: list[list[int]]
+    follow: list[tuple[int, int] | None]
+    joins: frozenset[int]
+    starts: dict[int, list[tuple[int, int]]]  # token -> the (sequence, position) pairs a span may start at
+    live: list[tuple[int, int]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
+        sequences, follow = _spellings(tokenizer, texts)
+        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
+        starts: dict[int, list[tuple[int, int]]] = {}
+        for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
+            for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):
+                starts.setdefault(seq[p], []).append((k, p))
+        return cls(sequences, follow, frozenset(t for t, w in spelt.items() if w[:1].isalnum()), starts)
+
+    def follows(self) -> set[int]:
+        """The tokens that continue a span the answer is copying."""
+        return {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
+
+    def advance(self, token: int) -> None:
+        matched = [(k, p) for k, p in self.live if p < len(self.sequences[k]) and self.sequences[k][p] == token]
+        self.live = [self._settle(k, p + 1) for k, p in matched or self.starts.get(token, [])]
+
+    def _settle(self, k: int, p: int) -> tuple[int, int]:
+        follow = self.follow[k]
+        return follow if p == len(self.sequences[k]) and follow is not None else (k, p)

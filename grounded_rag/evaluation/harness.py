@@ -70,13 +70,14 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
 
 
-def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datastores=None, document_tokens=None) -> list[str]:
+def _decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datastores=None, document_tokens=None,
+                  copies=None) -> list[str]:
     """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question."""
     rows = len(prompts) // method.streams
     tokens: list[list[int]] = [[] for _ in range(rows)]
     done = [False] * rows
     for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores,
-                       document_tokens=document_tokens, end_ids=decoder.eos_ids, finished=lambda: done):
+                       document_tokens=document_tokens, end_ids=decoder.eos_ids, copies=copies, finished=lambda: done):
         for i, t in zip(step.questions, step.tokens.tolist()):
             if not done[i]:
                 tokens[i].append(t)
@@ -109,7 +110,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
         prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
         texts = _decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method),
-                              decoder.document_tokens(reqs, method))
+                              decoder.document_tokens(reqs, method), decoder.copies(reqs, method))
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
@@ -129,8 +130,9 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
+        copies = decoder.copies([req], method)  # fresh for each choice: scoring advances it
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,
-                                      tokens[0] if tokens else None, decoder.eos_ids))
+                                      tokens[0] if tokens else None, decoder.eos_ids, copies[0] if copies else None))
     return out
 
 

@@ -12,7 +12,7 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.spans import DocumentSpans, end_tokens, restrict
+from grounded_rag.spans import CopyState, DocumentSpans, end_tokens, restrict
 
 from ..conftest import DOCUMENTS, QUESTION
 
@@ -56,6 +56,26 @@ def test_document_spans_allow_only_continuations_of_the_documents(decoder, ends)
     assert tok.encode(" France")[0] in cap.allowed()
     cap.advance(next(iter(ends)))
     assert cap.allowed() == set(ends), "an ended answer only ends"
+
+
+def test_copy_state_follows_the_span_the_answer_copies_and_starts_another_anywhere(decoder):
+    """grounded_pmi_words's copy state: nothing follows before the answer's first token; then the tokens that
+    continue every place the documents spell the answer's last tokens; an answer that leaves the documents
+    and comes back ("the year 1881") starts a new span (an extractive answer could not)."""
+    tok = decoder.tokenizer
+    copy = CopyState.build(tok, ["The Seahawks won the Super Bowl in 1881 and in 1914."])
+    assert copy.follows() == set()
+    for t in tok.encode("The year", add_special_tokens=False):
+        copy.advance(t)
+    assert copy.follows() == set(), "'year' is in no document"
+    digits = tok.encode(" 1881", add_special_tokens=False)
+    for t in digits[:-2]:
+        copy.advance(t)
+    assert digits[-2] in copy.follows(), "'18' continues as the passage spells it"
+    copy.advance(digits[-2])
+    assert copy.follows() == {digits[-1]} and digits[-1] in copy.joins, "'188' continues with the word's last digit"
+    copy.advance(digits[-1])
+    assert tok.encode(" and", add_special_tokens=False)[0] in copy.follows()
 
 
 def test_restrict_renormalizes_and_falls_back_to_the_full_stream_when_the_method_rules_out_every_span():

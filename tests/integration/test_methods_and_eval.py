@@ -11,7 +11,7 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.engine import end_mask, fuse_step, open_taps, prefill, token_masks
+from grounded_rag.engine import end_mask, fuse_step, open_taps, prefill, token_masks, word_masks
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.harness import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated
@@ -88,7 +88,9 @@ def engine_first_step(decoder, cfg, scores=(0.7, 0.3, 0.2)):
         logits, _ = prefill(decoder.model, req.token_ids, method.streams, decoder.pad_id)
         mask = token_masks(decoder.document_tokens([req], method), logits.shape[-1], logits.device)
         ends = end_mask(method, decoder.eos_ids, logits.shape[-1], logits.device)
-        _, _, fused = fuse_step(method, logits, taps, torch.tensor([req.trust]), cfg, stores, mask, ends)
+        copies = decoder.copies([req], method)
+        words = None if copies is None else word_masks(copies, logits.shape[-1], logits.device)
+        _, _, fused = fuse_step(method, logits, taps, torch.tensor([req.trust]), cfg, stores, mask, ends, words=words)
     return req, logits.double().numpy(), fused.log_q.exp()[0].double().numpy()
 
 
@@ -119,10 +121,11 @@ def test_coiecd_and_cocoa_match_their_formulas(decoder):
     assert np.abs(q - geometric(ref, p, lam)).max() < 2e-5
 
 
-@pytest.mark.parametrize("name", ["grounded_pmi", "grounded_pmi_gated", "grounded_pmi_anchored", "pmi_anchored_ungated",
+@pytest.mark.parametrize("name", ["grounded_pmi", "grounded_pmi_gated", "grounded_pmi_anchored", "grounded_pmi_words",
+                                  "pmi_anchored_ungated",
                                   "pmi_anchored_fused_ends", "pmi_static", "pmi_evidence_only", "pmi_question_only", "pmi_no_head"])
 def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
-    kappa = 0.0 if "anchored" in name else 0.05  # no head: the anchor must show on every token, not the head's few
+    kappa = 0.0 if "anchored" in name or name == "grounded_pmi_words" else 0.05  # no head: the anchor must show on every token, not the head's few
     cfg = DecodingConfig(method=name, pmi_alpha=3.0, pmi_beta=0.8, plausibility=kappa, gamma=10.0, b=0.5, pmi_gate=0.3)
     req, logits, q = engine_first_step(decoder, cfg)
     assert len(req.token_ids) == 3 and req.token_ids[2] != req.token_ids[1]
@@ -131,13 +134,13 @@ def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
     adaptive = name != "pmi_static"
     a = 3.0 * r * (js2(p, query) if adaptive else 1.0) * (name != "pmi_question_only")
     b = 0.8 * (js2(p, ret) if adaptive else 1.0) * (name != "pmi_evidence_only")
-    gated = name in ("grounded_pmi_gated", "grounded_pmi_anchored", "pmi_anchored_fused_ends")
+    gated = name in ("grounded_pmi_gated", "grounded_pmi_anchored", "grounded_pmi_words", "pmi_anchored_fused_ends")
     assert not np.isin(p.argmax(), list(decoder.eos_ids)), "a first step the full stream does not end"
     supported = (np.log(p) - np.log(ret) > 0.3) if gated else np.ones_like(p, dtype=bool)
     assert not gated or 0 < supported.sum() < supported.size, "the gate must bite somewhere"
     evidence = a * (np.log(p) - np.log(query)) * supported
     head = p >= (kappa if name != "pmi_no_head" else 0.0) * p.max()
-    if "anchored" in name:  # the documents raise only their own tokens (any spelling in them), lower any token
+    if "anchored" in name or name == "grounded_pmi_words":  # the documents raise only their own tokens (any spelling in them), lower any token
         in_docs = np.zeros_like(p, dtype=bool)
         in_docs[list(decoder.document_tokens([req], get_method(name))[0])] = True
         raised_elsewhere = head & (evidence > 0) & ~in_docs

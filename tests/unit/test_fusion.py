@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from grounded_rag.config import DecodingConfig
 from grounded_rag.fusion import (
     arithmetic_fusion,
     conflict,
@@ -13,7 +14,7 @@ from grounded_rag.fusion import (
     js_divergence,
     kl_barycenter_objective,
 )
-from grounded_rag.methods import anchor, full_stream_ends
+from grounded_rag.methods import anchor, full_stream_ends, get_method
 
 
 def random_logp(rows: int, vocab: int, seed: int, scale: float = 3.0) -> torch.Tensor:
@@ -123,3 +124,28 @@ def test_full_stream_ends_takes_the_full_step_only_where_its_top_token_ends_the_
     assert torch.equal(out[1], log_q[1])
     with pytest.raises(ValueError, match="end-of-answer token ids"):
         full_stream_ends(log_q, lp_full, None)
+
+
+def test_a_copied_word_needs_no_question_support_and_is_not_cut():
+    """grounded_pmi_words: a token finishing a word the answer copies passes the question gate (both
+    streams read the word's first pieces, so PMI(y; x | D) is ~0 there); elsewhere it is
+    grounded_pmi_anchored. A row whose fused step finishes a copied word is not ended by the full stream's
+    wish to stop."""
+    lp_full = torch.log_softmax(torch.tensor([[2.0, 1.0, 0.0, 0.5]]), dim=-1)
+    lp_ret = lp_full.clone()  # the question adds nothing: the gate blocks every token
+    lp_q = torch.log_softmax(torch.tensor([[2.0, -3.0, 0.0, 0.5]]), dim=-1)  # the documents raise token 1
+    refs = torch.stack([lp_ret, lp_q], dim=1)
+    cfg = DecodingConfig(pmi_alpha=4.0, pmi_gate=1.0, plausibility=0.0)
+    in_docs = torch.ones(1, 4, dtype=torch.bool)
+    spans, anchored = get_method("grounded_pmi_words"), get_method("grounded_pmi_anchored")
+    none = torch.zeros(1, 4, dtype=torch.bool)
+    blocked = spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs, words=none)
+    assert torch.allclose(blocked.log_q, anchored.fuse(lp_full, refs, torch.ones(1), cfg, in_docs).log_q)
+    assert blocked.log_q.argmax() == 0
+    passed = spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs, words=torch.tensor([[False, True, False, False]]))
+    assert passed.log_q.argmax() == 1, "the span's continuation gets the evidence boost"
+    with pytest.raises(ValueError, match="copied-word continuations"):
+        spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs)
+    ends = torch.tensor([True, False, False, False])
+    assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([True])), passed.log_q)
+    assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([False])), lp_full)

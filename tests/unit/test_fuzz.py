@@ -114,7 +114,11 @@ def test_no_method_ever_fuses_to_nan(method, config, seed, rows, vocab, scale, m
     if get_method(method).anchored:  # a random set of document tokens per row, sometimes none at all
         g = torch.Generator().manual_seed(seed)
         extra = (torch.rand(rows, vocab, generator=g) < masked,)
-    out = get_method(method).fuse(lp_full, reference, torch.full((rows,), trust), config, *extra)
+    kwargs = {}
+    if get_method(method).copying:  # a random set of copied-word continuations per row
+        g = torch.Generator().manual_seed(seed + 7)
+        kwargs["words"] = torch.rand(rows, vocab, generator=g) < masked
+    out = get_method(method).fuse(lp_full, reference, torch.full((rows,), trust), config, *extra, **kwargs)
     assert not torch.isnan(out.log_q).any(), method
     assert torch.isfinite(out.log_q).any(dim=-1).all(), "every row keeps a token"
     assert torch.allclose(torch.logsumexp(out.log_q, dim=-1), torch.zeros(rows), atol=1e-3), method
