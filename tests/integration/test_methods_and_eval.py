@@ -332,3 +332,16 @@ def test_eval_killed_mid_run_resumes_to_the_same_report(tmp_path):
             assert report["datasets"][dataset]["methods"][method]["metrics"] == m["metrics"], (dataset, method)
     texts = lambda d: {r["key"]: r.get("text") for r in map(json.loads, (d / "generations.jsonl").read_text().splitlines())}  # noqa: E731
     assert texts(killed) == texts(clean)
+
+
+def test_grounded_pmi_words_finishes_the_number_the_default_cuts(decoder):
+    """An NQ-Swap validation row under the short-answer protocol: after "4" of the passage's "43" the full
+    stream would end the turn (0.295 against "3" 0.262) and the default's question gate withholds the
+    passage's boost for "3" (PMI(y; x | D) = +0.24 < m), so the default answers "4"; grounded_pmi_words lets
+    the rest of a copied word through the gate and answers "43" (docs/method-note.md section 10)."""
+    question = "what is the number of cities in texas"
+    documents = [{"text": "Texas is a state located in the Southern United States . There are 43 cities in the "
+                          "sections below ."}]
+    answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
+               for name in ("grounded_pmi_anchored", "grounded_pmi_words")}
+    assert answers == {"grounded_pmi_anchored": "4", "grounded_pmi_words": "43"}
