@@ -3,7 +3,8 @@ document contradicts common knowledge, each beside an irrelevant passage, in bot
 
 By default the irrelevant passage is left out before decoding (`relevance_margin`; it is the least likely
 passage to be asked this question in all ten), so each case is its document alone, and both orders answer alike.
-The issue asks >= 8/10 of the default. The default, `grounded_pmi_anchored`, scores 8/10: the documents may raise
+The issue asks >= 8/10 of the default. The default, `grounded_pmi_words`, scores 8/10 with the same answers as
+`grounded_pmi_anchored` (its whole-word gate changes none of them): the documents may raise
 only their own words, so "El" (which "moved stone by stone to Madrid" makes 50 times likelier, and the unanchored
 evidence term made 0.80: "El Salvador.") gets no boost, and it answers "The Colosseum is currently located in
 Madrid, Spain."; it still answers the boiling point with 100 (the question gate withholds the boost once its answer
