@@ -185,7 +185,7 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
     seen = []
     for step in decode(decoder.model, mt, prompts, [r.trust for r in prepared], cfg, decoder.pad_id,
                        finished=lambda: done, document_tokens=decoder.document_tokens(prepared, mt),
-                       end_ids=decoder.eos_ids):
+                       end_ids=decoder.eos_ids, copies=decoder.copies(prepared, mt)):
         seen.append(list(step.questions))
         assert step.tokens.shape[0] == len(step.questions)
         for q, t in zip(step.questions, step.tokens.tolist()):
@@ -195,7 +195,8 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
 
 
 def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
-    """Called at engine level without them, the anchored default says what is missing instead of decoding unanchored."""
+    """Called at engine level without them, the anchored default says what is missing instead of decoding unanchored
+    (or with a per-token gate)."""
     cfg = DecodingConfig(max_new_tokens=2)
     mt = get_method(cfg.method)
     assert mt.anchored, "the default is an anchored method"
@@ -205,6 +206,10 @@ def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
     with pytest.raises(ValueError, match="end-of-answer token ids"):  # and where its answer may end
         next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id,
                     document_tokens=decoder.document_tokens([req], mt)))
+    assert mt.copying, "the default judges whole words"
+    with pytest.raises(ValueError, match="one copy state per question"):  # and which passage words it copies
+        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id,
+                    document_tokens=decoder.document_tokens([req], mt), end_ids=decoder.eos_ids))
 
 
 def test_stop_strings_and_eos_end_generation(decoder):
