@@ -306,9 +306,9 @@ def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Ten
                      finishing: torch.Tensor | None = None) -> torch.Tensor:
     """``log_q``, except in rows where the full stream's most likely token ends the answer (``ends``: [V]
     bool, EOS / end of turn): there the step is the full stream's, unless the row is ``finishing`` ([rows]
-    bool: the fused step's top token finishes a word the answer is copying from a document). The engine applies it once the answer has
-    begun (an empty answer is not one the evidence finished). The contrasts decide what the answer says,
-    not that it goes on: after "The capital of France is Paris." the full stream ends the turn
+    bool: the fused step's top token finishes a word the answer is copying from a document). The engine
+    applies it once the answer has begun (an empty answer is not one the evidence finished). The contrasts
+    decide what the answer says, not that it goes on: after "The capital of France is Paris." the full stream ends the turn
     (0.415 against a newline 0.394), the question term's nudge made it a newline (0.509), and the run-on
     paragraph obeyed an instruction planted in a document."""
     if ends is None:
