@@ -55,8 +55,8 @@ def timed_decode(
     start = time.perf_counter()
     marks = []
     stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
-    tokens = [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
     copies = [CopyState.build(decoder.tokenizer, passages)] if method.copying else None
+    tokens = [copies[0].tokens] if copies else [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
     for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores,
                     document_tokens=tokens, end_ids=decoder.eos_ids, copies=copies):
         marks.append(time.perf_counter())

@@ -168,10 +168,11 @@ class GroundedDecoder:
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
+        copies = self.copies(requests, method)
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
                        datastores=self.datastores(requests, method), spans=self.spans(requests, config),
-                       document_tokens=self.document_tokens(requests, method), end_ids=self.eos_ids,
-                       copies=self.copies(requests, method), finished=lambda: [r.finish is not None for r in running], **engine)
+                       document_tokens=self.document_tokens(requests, method, copies), end_ids=self.eos_ids, copies=copies,
+                       finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -186,10 +187,14 @@ class GroundedDecoder:
             return None
         return [build_datastore(self.model, self.tokenizer, [d.text for d in r.documents]) for r in requests]
 
-    def document_tokens(self, requests: Sequence[Request], method: Method) -> list[frozenset[int]] | None:
-        """An anchored method's per-question tokens its documents may raise: the kept passages' text and titles."""
+    def document_tokens(self, requests: Sequence[Request], method: Method,
+                        copies: Sequence[CopyState] | None = None) -> list[frozenset[int]] | None:
+        """An anchored method's per-question tokens its documents may raise: the kept passages' text and titles
+        (taken from ``copies``, the same requests' copy states, where a copying method has built them)."""
         if not method.anchored:
             return None
+        if copies is not None:
+            return [c.tokens for c in copies]
         return [document_tokens(self.tokenizer, _passage_texts(r)) for r in requests]
 
     def copies(self, requests: Sequence[Request], method: Method) -> list[CopyState] | None:

@@ -50,6 +50,19 @@ def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tupl
     return sequences, follow
 
 
+def _joins(tokenizer: PreTrainedTokenizerBase, sequences: Sequence[Sequence[int]]) -> frozenset[int]:
+    """The sequences' tokens that continue the word before them: their text starts with a letter or digit."""
+    spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
+    return frozenset(t for t, w in spelt.items() if w[:1].isalnum())
+
+
+def _settle(sequences: Sequence[Sequence[int]], follow: Sequence[tuple[int, int] | None], k: int,
+            p: int) -> tuple[int, int]:
+    """A variant read to its end continues in its document."""
+    after = follow[k]
+    return after if p == len(sequences[k]) and after is not None else (k, p)
+
+
 def document_tokens(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> frozenset[int]:
     """Every token that spells part of a document: its own token ids and those of each word's variants
     (without the leading space, capitalized), so an answer that opens with "Madrid" or "The" still
@@ -81,14 +94,7 @@ class DocumentSpans:
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
         sequences, follow = _spellings(tokenizer, texts)
-        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
-        joins = frozenset(t for t, w in spelt.items() if w[:1].isalnum())
-        return cls(sequences, follow, ends, joins)
-
-    def _settle(self, k: int, p: int) -> tuple[int, int]:
-        """A variant read to its end continues in its document."""
-        follow = self.follow[k]
-        return follow if p == len(self.sequences[k]) and follow is not None else (k, p)
+        return cls(sequences, follow, ends, _joins(tokenizer, sequences))
 
     def allowed(self) -> set[int]:
         if self.live is None:
@@ -107,7 +113,7 @@ class DocumentSpans:
                       for p in (range(len(seq)) if self.follow[k] is None else range(min(1, len(seq))))]
         else:
             starts = [(k, p) for k, p in self.live if p < len(self.sequences[k])]
-        self.live = [self._settle(k, p + 1) for k, p in starts if self.sequences[k][p] == token]
+        self.live = [_settle(self.sequences, self.follow, k, p + 1) for k, p in starts if self.sequences[k][p] == token]
 
 
 def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[DocumentSpans]) -> torch.Tensor:
@@ -144,12 +150,16 @@ class CopyState:
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
         sequences, follow = _spellings(tokenizer, texts)
-        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
         starts: dict[int, list[tuple[int, int]]] = {}
         for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
             for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):
                 starts.setdefault(seq[p], []).append((k, p))
-        return cls(sequences, follow, frozenset(t for t, w in spelt.items() if w[:1].isalnum()), starts)
+        return cls(sequences, follow, _joins(tokenizer, sequences), starts)
+
+    @property
+    def tokens(self) -> frozenset[int]:
+        """Every token that spells part of a document: :func:`document_tokens` of the same texts."""
+        return frozenset(t for seq in self.sequences for t in seq)
 
     def follows(self) -> set[int]:
         """The tokens that continue a span the answer is copying."""
@@ -157,8 +167,4 @@ class CopyState:
 
     def advance(self, token: int) -> None:
         matched = [(k, p) for k, p in self.live if p < len(self.sequences[k]) and self.sequences[k][p] == token]
-        self.live = [self._settle(k, p + 1) for k, p in matched or self.starts.get(token, [])]
-
-    def _settle(self, k: int, p: int) -> tuple[int, int]:
-        follow = self.follow[k]
-        return follow if p == len(self.sequences[k]) and follow is not None else (k, p)
+        self.live = [_settle(self.sequences, self.follow, k, p + 1) for k, p in matched or self.starts.get(token, [])]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,8 +110,9 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
         batch = todo[start:start + batch_size]
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
         prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
+        copies = decoder.copies(reqs, method)
         texts = _decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method),
-                              decoder.document_tokens(reqs, method), decoder.copies(reqs, method))
+                              decoder.document_tokens(reqs, method, copies), copies)
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
@@ -122,7 +124,8 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
     cfg = base_config(method_name, params, 1, short_answer=False)
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
     stores = decoder.datastores([req], method)
-    tokens = decoder.document_tokens([req], method)
+    copies = decoder.copies([req], method)
+    tokens = decoder.document_tokens([req], method, copies)
     opening = reply_start(req.prompts.full, ex.question)
     lead = encode_text(decoder.tokenizer, opening)
     out = []
@@ -130,9 +133,9 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
-        copies = decoder.copies([req], method)  # fresh for each choice: scoring advances it
+        copy = replace(copies[0], live=[]) if copies else None  # each choice from the start: scoring advances it
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,
-                                      tokens[0] if tokens else None, decoder.eos_ids, copies[0] if copies else None))
+                                      tokens[0] if tokens else None, decoder.eos_ids, copy))
     return out
 
 
