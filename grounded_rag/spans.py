@@ -35,16 +35,20 @@ def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tupl
     docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
     words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
     variants: dict[int, list[list[int]]] = {}
-    for t, w in words.items():
-        if w.startswith(" ") and w.strip():
-            spellings = {w.lstrip(), w.lstrip()[:1].upper() + w.lstrip()[1:]}  # "the" may open a sentence
-            spellings |= {" " + x for x in spellings}
-            variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
     sequences: list[list[int]] = list(docs)
     follow: list[tuple[int, int] | None] = [None] * len(docs)
     for d, doc in enumerate(docs):
         for p, t in enumerate(doc):
-            for ids in variants.get(t, []):
+            w = words[t]
+            # a word starts after a space, or after punctuation ('"early":', "(1881)"), not inside a word ("alu")
+            if not (w.startswith(" ") and w.strip()) and not (w[:1].isalnum() and p and not words[doc[p - 1]][-1:].isalnum()):
+                continue
+            if t not in variants:
+                bare = w.lstrip()
+                spellings = {bare, bare[:1].upper() + bare[1:]}  # "the" may open a sentence
+                spellings |= {" " + x for x in spellings}
+                variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
+            for ids in variants[t]:
                 sequences.append(ids)
                 follow.append((d, p + 1))
     return sequences, follow
@@ -65,8 +69,9 @@ def _settle(sequences: Sequence[Sequence[int]], follow: Sequence[tuple[int, int]
 
 def document_tokens(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> frozenset[int]:
     """Every token that spells part of a document: its own token ids and those of each word's variants
-    (without the leading space, capitalized), so an answer that opens with "Madrid" or "The" still
-    counts as the document's word. The anchored methods let the documents raise only these tokens."""
+    (without the leading space, capitalized; with a space where the word follows punctuation), so an
+    answer that opens with "Madrid" or "The", or says " early" of a quoted '"early"', still counts as
+    the document's word. The anchored methods let the documents raise only these tokens."""
     return frozenset(t for seq in _spellings(tokenizer, texts)[0] for t in seq)
 
 
@@ -77,7 +82,8 @@ class DocumentSpans:
     An answer may start at any token of a document. A word inside a passage is spelt with its
     leading space (" Lyon") but an answer that opens the assistant turn spells it without ("Lyon",
     maybe in other pieces, maybe capitalized), so each such word also gets *variants* (without the
-    space, capitalized), which continue in the document after the word. ``sequences`` holds the
+    space, capitalized), which continue in the document after the word; a word after punctuation
+    ('"early"', "(1881)") gets them too, with a space. ``sequences`` holds the
     documents, then the variants; ``follow[k]`` says where variant ``k`` continues (``None`` for a
     document). ``live`` holds the ``(sequence, next position)`` pairs whose preceding tokens equal the answer; ``None`` before
     the answer's first token. An answer ends only where a word of the document ends, so "43" is not

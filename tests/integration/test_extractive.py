@@ -12,7 +12,7 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.spans import CopyState, DocumentSpans, end_tokens, restrict
+from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict
 
 from ..conftest import DOCUMENTS, QUESTION
 
@@ -76,6 +76,28 @@ def test_copy_state_follows_the_span_the_answer_copies_and_starts_another_anywhe
     assert copy.follows() == {digits[-1]} and digits[-1] in copy.joins, "'188' continues with the word's last digit"
     copy.advance(digits[-1])
     assert tok.encode(" and", add_special_tokens=False)[0] in copy.follows()
+
+
+def test_a_word_after_punctuation_is_the_documents_word_as_an_answer_spells_it(decoder, ends):
+    """A word in quotes or parentheses has no space of its own in the passage ('"early":', "(1881)"), but
+    an answer spells it with one: without its spaced and capitalized variants the anchored methods could
+    not raise MemoTrap's instructed word, and an extractive answer could not start there. A piece inside
+    a word ("bar" of "Subbarao") gets no variants."""
+    tok = decoder.tokenizer
+    docs = ['Write a quote that ends in the word "early":', "Subbarao (1881) wrote it."]
+    tokens = document_tokens(tok, docs)
+    for word in (" early", " Early", " Sub"):
+        assert tok.encode(word, add_special_tokens=False)[0] in tokens, word
+    spans = DocumentSpans.build(tok, docs, ends)
+    first = spans.allowed()
+    assert tok.encode(" early", add_special_tokens=False)[0] in first
+    assert tok.encode(" 1881", add_special_tokens=False)[0] in first, "'1881' in parentheses may start an answer"
+    inner = [t for t in tok.encode(" Subbarao", add_special_tokens=False)[1:]]
+    assert inner and not any(tok.encode(" " + tok.decode([t]), add_special_tokens=False)[0] in first
+                             for t in inner if tok.decode([t])[:1].isalpha()), "no answer starts inside a word"
+    for t in tok.encode(" early", add_special_tokens=False):
+        spans.advance(t)
+    assert tok.encode('":', add_special_tokens=False)[0] in spans.allowed(), "the variant continues in the passage"
 
 
 def test_restrict_renormalizes_and_falls_back_to_the_full_stream_when_the_method_rules_out_every_span():
