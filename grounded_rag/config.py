@@ -26,6 +26,7 @@ MethodName = Literal[
     "grounded_pmi_gated",
     "grounded_pmi_anchored",
     "grounded_pmi_words",
+    "pmi_words_cut",
     "pmi_anchored_ungated",
     "pmi_anchored_fused_ends",
     "pmi_static",

@@ -23,7 +23,7 @@ from .config import DecodingConfig
 from .fusion import log_probs
 from .methods import Method, StepFusion, full_stream_ends, knn_log_probs
 from .sampling import build_warpers, make_generators, sample
-from .spans import CopyState, DocumentSpans, restrict
+from .spans import CopyState, DocumentSpans, finish_words, restrict
 from .speedups import ReservedLayer, make_cache
 from .taps import Datastore, LayerTaps, dola_candidates
 
@@ -308,13 +308,15 @@ def fuse_step(
     ends: torch.Tensor | None = None,
     begun: bool = True,
     words: torch.Tensor | None = None,
+    breaks: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
     """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
     ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule; ``ends``
     ([V] bool, the end-of-answer tokens) a method whose full stream decides where the answer ends, once the
     answer has ``begun`` (at its first token the full stream's wish to end is reluctance to answer, which
     the contrasts are there to overcome). ``words`` (a copying method's :func:`word_masks`) are the tokens
-    that finish a word the answer copies from a document."""
+    that finish a word the answer copies from a document; ``breaks`` (:func:`word_breaks`) those that would
+    break off a copied word the answer stopped inside: the end rule does not apply there, and they are dropped."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -335,7 +337,11 @@ def fuse_step(
         finishing = None
         if method.copying and words is not None:  # the fused step's top token finishes a copied word
             finishing = words.gather(-1, fused.log_q.argmax(dim=-1, keepdim=True))[:, 0]
+            if breaks is not None:  # or the answer stopped inside one
+                finishing = finishing | breaks.any(dim=-1)
         fused = replace(fused, log_q=full_stream_ends(fused.log_q, lp_full, ends, finishing))
+    if breaks is not None:
+        fused = replace(fused, log_q=finish_words(fused.log_q, lp_full, breaks))
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
@@ -355,6 +361,25 @@ def word_masks(copies: Sequence[CopyState], vocab: int, device: torch.device) ->
     """[rows, V] bool: the tokens that finish a word each row's answer is copying from a document (a token
     continuing a copied span whose text starts with a letter or digit: "4" after "2", "alu" after "Subbar")."""
     return token_masks([c.follows() & c.joins for c in copies], vocab, device)  # type: ignore[return-value]
+
+
+def word_pieces(method: Method, copies: Sequence[CopyState] | None, vocab: int,
+                device: torch.device) -> torch.Tensor | None:
+    """[V] bool: the tokens that continue a word (:func:`~grounded_rag.spans.word_edges`), for a method whose
+    answers finish the words they copy; built once per decode."""
+    if not (method.finishes_words and copies):
+        return None
+    return token_masks([copies[0].pieces], vocab, device)[0]  # type: ignore[index]
+
+
+def word_breaks(copies: Sequence[CopyState], pieces: torch.Tensor | None) -> torch.Tensor | None:
+    """[rows, V] bool: where a row's answer stopped inside every document word it is copying ("2" of "27",
+    :attr:`CopyState.inside`), the tokens that would break the word off (the end of the answer, a newline, a
+    space, punctuation); nothing in the other rows."""
+    if pieces is None:
+        return None
+    inside = torch.tensor([c.inside for c in copies], dtype=torch.bool, device=pieces.device)
+    return inside.unsqueeze(-1) & ~pieces
 
 
 def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | None, questions: int,
@@ -431,10 +456,12 @@ def decode(
         if method.anchored:
             doc_mask = token_masks(document_tokens, logits.shape[-1], logits.device)
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
+        pieces = word_pieces(method, copies, logits.shape[-1], logits.device)
         for t in range(config.max_new_tokens):
             words = None if copies is None else word_masks(copies, logits.shape[-1], logits.device)
+            breaks = None if copies is None else word_breaks(copies, pieces)
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends, t > 0,
-                                               words)
+                                               words, breaks)
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -493,9 +520,13 @@ def score_continuation(
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)
         doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
+        copies = [copy] if method.copying and copy else None
+        pieces = word_pieces(method, copies, logits.shape[-1], logits.device)
         for j, token in enumerate(continuation):
-            words = word_masks([copy], logits.shape[-1], logits.device) if method.copying and copy else None
-            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0, words)
+            words = word_masks(copies, logits.shape[-1], logits.device) if copies else None
+            breaks = word_breaks(copies, pieces) if copies else None
+            _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0, words,
+                                    breaks)
             total += float(fused.log_q[0, token])
             if copy is not None:
                 copy.advance(token)

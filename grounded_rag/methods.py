@@ -49,6 +49,9 @@ class Method:
     # the rule also takes the tokens that finish a word the answer copies from a document ([rows, V] bool, the
     # engine's :func:`~grounded_rag.engine.word_masks`) as ``words``: its question gate and end rule judge whole words
     copying: bool = False
+    # a copying method whose answer neither ends nor breaks off inside a word it copies ("2" of a passage's "27";
+    # the engine's :func:`~grounded_rag.engine.word_breaks`, :func:`~grounded_rag.spans.finish_words`)
+    finishes_words: bool = False
 
     @property
     def reference(self) -> Reference:
@@ -373,6 +376,16 @@ METHODS: dict[str, Method] = {
             BOTH,
             "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
             "answer copies from a document needs no question support and is not cut",
+            _pmi(gated=True, anchored=True, copying=True),
+            anchored=True,
+            full_ends=True,
+            copying=True,
+            finishes_words=True,
+        ),
+        Method(
+            "pmi_words_cut",
+            BOTH,
+            "ablation of grounded_pmi_words: the answer may end or break off inside a word it copies",
             _pmi(gated=True, anchored=True, copying=True),
             anchored=True,
             full_ends=True,

@@ -12,6 +12,7 @@ processor.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,20 @@ def end_tokens(tokenizer: PreTrainedTokenizerBase, eos_ids: Iterable[int], stops
     marks = ["\n", *(s for s in stops if s)]
     texts = tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
     return frozenset(eos_ids) | frozenset(i for i, text in enumerate(texts) if any(m in text for m in marks))
+
+
+_EDGES: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, tuple[frozenset[int], frozenset[int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def word_edges(tokenizer: PreTrainedTokenizerBase) -> tuple[frozenset[int], frozenset[int]]:
+    """The vocabulary's tokens whose text starts with a letter or digit (they continue the word before
+    them), and those whose text ends with one (a word may go on after them); decoded once per tokenizer."""
+    if tokenizer not in _EDGES:
+        texts = tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
+        _EDGES[tokenizer] = (frozenset(i for i, w in enumerate(texts) if w[:1].isalnum()),
+                             frozenset(i for i, w in enumerate(texts) if w[-1:].isalnum()))
+    return _EDGES[tokenizer]
 
 
 def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tuple[list[list[int]], list[tuple[int, int] | None]]:
@@ -137,6 +152,17 @@ def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[Documen
     return torch.log_softmax(masked, dim=-1)
 
 
+def finish_words(log_q: torch.Tensor, lp_full: torch.Tensor, breaks: torch.Tensor) -> torch.Tensor:
+    """``log_q`` without the tokens that would break off a word the answer is copying (``breaks``: [rows, V]
+    bool, :func:`~grounded_rag.engine.word_breaks`), renormalized in those rows; the rest bit for bit. As in
+    :func:`restrict`, a row the method left no word piece ranks them by the full stream instead."""
+    inside = breaks.any(dim=-1, keepdim=True)
+    masked = log_q.masked_fill(breaks, -math.inf)
+    empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
+    masked = torch.where(empty, lp_full.masked_fill(breaks, -math.inf), masked)
+    return torch.where(inside, torch.log_softmax(masked, dim=-1), log_q)
+
+
 @dataclass
 class CopyState:
     """Which document spans the answer is copying right now, for a method that lets the rest of a copied word
@@ -151,7 +177,10 @@ class CopyState:
     follow: list[tuple[int, int] | None]
     joins: frozenset[int]
     starts: dict[int, list[tuple[int, int]]]  # token -> the (sequence, position) pairs a span may start at
+    pieces: frozenset[int] = frozenset()  # the vocabulary's tokens that continue a word (:func:`word_edges`)
+    tails: frozenset[int] = frozenset()  # the vocabulary's tokens after which a word may go on
     live: list[tuple[int, int]] = field(default_factory=list)
+    inside: bool = False  # the answer stops inside every document word it is copying ("2" of "27")
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
@@ -160,7 +189,7 @@ class CopyState:
         for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
             for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):
                 starts.setdefault(seq[p], []).append((k, p))
-        return cls(sequences, follow, _joins(tokenizer, sequences), starts)
+        return cls(sequences, follow, _joins(tokenizer, sequences), starts, *word_edges(tokenizer))
 
     @property
     def tokens(self) -> frozenset[int]:
@@ -174,3 +203,5 @@ class CopyState:
     def advance(self, token: int) -> None:
         matched = [(k, p) for k, p in self.live if p < len(self.sequences[k]) and self.sequences[k][p] == token]
         self.live = [_settle(self.sequences, self.follow, k, p + 1) for k, p in matched or self.starts.get(token, [])]
+        self.inside = bool(self.live) and token in self.tails and all(
+            p < len(self.sequences[k]) and self.sequences[k][p] in self.joins for k, p in self.live)

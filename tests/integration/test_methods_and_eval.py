@@ -345,3 +345,22 @@ def test_grounded_pmi_words_finishes_the_number_the_default_cuts(decoder):
     answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
                for name in ("grounded_pmi_anchored", "grounded_pmi_words")}
     assert answers == {"grounded_pmi_anchored": "4", "grounded_pmi_words": "43"}
+
+
+def test_grounded_pmi_words_does_not_stop_inside_a_copied_number(decoder):
+    """An NQ-Swap validation row (nqswap-237) under the short-answer protocol: the answer copies "2" of the
+    passage's "27", where the passage also spells "2017" and "28"; the fused step then ends the turn (0.346
+    against "7" 0.121) and the answer is "2", a number no passage says. grounded_pmi_words drops the tokens
+    that would break off a word the answer stopped inside, so it finishes one: "27". Its ablation
+    pmi_words_cut still answers "2"."""
+    question = "how many episodes of greys anatomy season 14"
+    documents = [{"text": "The fourteenth season of the American television medical drama Grey 's Anatomy was ordered "
+                          "on February 10 , 2017 , by American Broadcasting Company ( ABC ) , and premiered on "
+                          "September 28 , 2017 with a special two - hour premiere . The season will consist of 27 "
+                          "episodes , with the season 's seventh episode marking the 300th episode for the series "
+                          "overall . The season is produced by ABC Studios , in association with Shondaland Production "
+                          "Company and The Mark Gordon Company ; the showrunners being Krista Vernoff and William "
+                          "Harper ."}]
+    answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
+               for name in ("pmi_words_cut", "grounded_pmi_words")}
+    assert answers == {"pmi_words_cut": "2", "grounded_pmi_words": "27"}
