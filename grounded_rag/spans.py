@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from transformers import PreTrainedTokenizerBase
@@ -43,6 +43,16 @@ def word_edges(tokenizer: PreTrainedTokenizerBase) -> tuple[frozenset[int], froz
     return _EDGES[tokenizer]
 
 
+_OPENERS = frozenset("\"'`\u201c\u2018([{/ \t\n")  # a word after these starts there: '"early":', "(1881)"
+
+
+def _starts_word(spelt: dict[int, str], seq: Sequence[int], p: int) -> bool:
+    """A word starts at ``seq[p]``: after a space, a quote, an opening bracket or a slash; not inside a word
+    ("alu" of "Subbarao"), nor after a hyphen or a full stop ("Lamarckism" of "neo-Lamarckism", "S" of "U.S.")."""
+    w = spelt[seq[p]]
+    return bool(w.startswith(" ") and w.strip()) or (w[:1].isalnum() and p > 0 and spelt[seq[p - 1]][-1:] in _OPENERS)
+
+
 def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tuple[list[list[int]], list[tuple[int, int] | None]]:
     """The documents as token ids, then each word's variants (see :class:`DocumentSpans`) with where each
     variant continues in its document."""
@@ -55,8 +65,7 @@ def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tupl
     for d, doc in enumerate(docs):
         for p, t in enumerate(doc):
             w = words[t]
-            # a word starts after a space, or after punctuation ('"early":', "(1881)"), not inside a word ("alu")
-            if not (w.startswith(" ") and w.strip()) and not (w[:1].isalnum() and p and not words[doc[p - 1]][-1:].isalnum()):
+            if not _starts_word(words, doc, p):
                 continue
             if t not in variants:
                 bare = w.lstrip()
@@ -179,8 +188,11 @@ class CopyState:
     starts: dict[int, list[tuple[int, int]]]  # token -> the (sequence, position) pairs a span may start at
     pieces: frozenset[int] = frozenset()  # the vocabulary's tokens that continue a word (:func:`word_edges`)
     tails: frozenset[int] = frozenset()  # the vocabulary's tokens after which a word may go on
+    heads: frozenset[tuple[int, int]] = frozenset()  # the (sequence, position) pairs where a document word starts
     live: list[tuple[int, int]] = field(default_factory=list)
-    inside: bool = False  # the answer stops inside every document word it is copying ("2" of "27")
+    aligned: list[bool] = field(default_factory=list)  # per live span: it copies the answer's last word from its start
+    last: int | None = None  # the answer's last token
+    inside: bool = False  # the answer stopped inside every document word it copies from the word's start ("2" of "27")
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
@@ -189,7 +201,14 @@ class CopyState:
         for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
             for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):
                 starts.setdefault(seq[p], []).append((k, p))
-        return cls(sequences, follow, _joins(tokenizer, sequences), starts, *word_edges(tokenizer))
+        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
+        heads = {(k, p) for k, seq in enumerate(sequences) for p in range(len(seq))
+                 if (follow[k] is not None and p == 0) or (follow[k] is None and _starts_word(spelt, seq, p))}
+        return cls(sequences, follow, _joins(tokenizer, sequences), starts, *word_edges(tokenizer), frozenset(heads))
+
+    def fresh(self) -> CopyState:
+        """The same documents, before the answer's first token."""
+        return replace(self, live=[], aligned=[], last=None, inside=False)
 
     @property
     def tokens(self) -> frozenset[int]:
@@ -201,7 +220,15 @@ class CopyState:
         return {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
 
     def advance(self, token: int) -> None:
-        matched = [(k, p) for k, p in self.live if p < len(self.sequences[k]) and self.sequences[k][p] == token]
-        self.live = [_settle(self.sequences, self.follow, k, p + 1) for k, p in matched or self.starts.get(token, [])]
-        self.inside = bool(self.live) and token in self.tails and all(
-            p < len(self.sequences[k]) and self.sequences[k][p] in self.joins for k, p in self.live)
+        joined = token in self.pieces and self.last in self.tails  # the token goes on with the answer's last word
+        matched = [i for i, (k, p) in enumerate(self.live) if p < len(self.sequences[k]) and self.sequences[k][p] == token]
+        if matched:  # a span that copied the word from its start still does; a word starting here starts at a head
+            spans = [(self.live[i], self.aligned[i] if joined else self.live[i] in self.heads) for i in matched]
+        else:  # a span that starts inside the answer's word does not copy that word
+            spans = [(kp, not joined and kp in self.heads) for kp in self.starts.get(token, [])]
+        self.live = [_settle(self.sequences, self.follow, k, p + 1) for (k, p), _ in spans]
+        self.aligned = [a for _, a in spans]
+        self.last = token
+        words = [(k, p) for (k, p), a in zip(self.live, self.aligned) if a]
+        self.inside = token in self.tails and bool(words) and all(
+            p < len(self.sequences[k]) and self.sequences[k][p] in self.joins for k, p in words)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +132,7 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
-        copy = replace(copies[0], live=[], inside=False) if copies else None  # each choice from the start: scoring advances it
+        copy = copies[0].fresh() if copies else None  # each choice from the start: scoring advances it
         out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:], stores,
                                       tokens[0] if tokens else None, decoder.eos_ids, copy))
     return out

@@ -78,6 +78,32 @@ def test_copy_state_follows_the_span_the_answer_copies_and_starts_another_anywhe
     assert tok.encode(" and", add_special_tokens=False)[0] in copy.follows()
 
 
+def test_copy_state_knows_when_the_answer_stopped_inside_a_word_it_copies(decoder):
+    """``CopyState.inside`` (grounded_pmi_words may not end or break off the answer there): after "2" the
+    answer stands inside every number the passage starts with "2"; after "27" it is at a word's end. A digit
+    that matches only from the middle of a passage's number ("2020" against "2017") copies no word, so the
+    answer may end there."""
+    tok = decoder.tokenizer
+    passage = ["There are 27 episodes in 2017 and 28 days."]
+    enc = lambda text: tok.encode(text, add_special_tokens=False)  # noqa: E731
+    copy = CopyState.build(tok, passage)
+    states = []
+    for t in enc(" 27"):
+        copy.advance(t)
+        states.append(copy.inside)
+    assert states[-2:] == [True, False], "inside after '2', at the word's end after '27'"
+    other = CopyState.build(tok, passage)
+    for t in enc(" 2020"):
+        other.advance(t)
+        states.append(other.inside)
+    assert states[-3] is True and states[-1] is False, "'20' copies 2017 from its start; '2020' copies no word"
+    quoted = CopyState.build(tok, ['Write a quote that ends in the word "early":'])
+    for t in enc(" early"):
+        quoted.advance(t)
+    assert quoted.live and not quoted.inside
+    assert quoted.fresh().live == [] and quoted.live, "fresh() starts over and leaves the state it came from"
+
+
 def test_a_word_after_punctuation_is_the_documents_word_as_an_answer_spells_it(decoder, ends):
     """A word in quotes or parentheses has no space of its own in the passage ('"early":', "(1881)"), but
     an answer spells it with one: without its spaced and capitalized variants the anchored methods could
