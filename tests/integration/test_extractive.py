@@ -85,7 +85,10 @@ def test_copy_state_knows_when_the_answer_stopped_inside_a_word_it_copies(decode
     answer may end there."""
     tok = decoder.tokenizer
     passage = ["There are 27 episodes in 2017 and 28 days."]
-    enc = lambda text: tok.encode(text, add_special_tokens=False)  # noqa: E731
+
+    def enc(text: str) -> list[int]:
+        return tok.encode(text, add_special_tokens=False)
+
     copy = CopyState.build(tok, passage)
     states = []
     for t in enc(" 27"):
