@@ -266,7 +266,9 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     after "1" of the passage's "1881" the passage's "8" (PMI(y; D | x) = +2.6) was gated out (PMI(y; x | D) =
     +0.8). The engine also keeps the end rule from cutting a word the fused step is finishing. Only words:
     letting every continuation of a copied span through (tried first) ran answers on ("Stephen Curry ( born
-    Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer).
+    Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer). With ``finishes_words`` the engine also
+    drops the tokens that would break off a word the answer stopped inside ("2" of a passage's "27": the fused step
+    ended the turn there; :func:`~grounded_rag.spans.finish_words`).
     """
 
     def fuse(lp_full, lp_refs, trust, config, doc_tokens=None, words=None):
@@ -375,7 +377,7 @@ METHODS: dict[str, Method] = {
             "grounded_pmi_words",
             BOTH,
             "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
-            "answer copies from a document needs no question support and is not cut",
+            "answer copies from a document needs no question support, and the answer does not stop inside it",
             _pmi(gated=True, anchored=True, copying=True),
             anchored=True,
             full_ends=True,
