@@ -117,6 +117,9 @@ def test_a_word_after_punctuation_is_the_documents_word_as_an_answer_spells_it(d
     tokens = document_tokens(tok, docs)
     for word in (" early", " Early", " Sub"):
         assert tok.encode(word, add_special_tokens=False)[0] in tokens, word
+    hyphen = document_tokens(tok, ["Theories ( neo-Lamarckism ) of U.S. law"])
+    assert tok.encode(" L", add_special_tokens=False)[0] not in hyphen, "not after a hyphen ('Robert Lister')"
+    assert tok.encode(" S", add_special_tokens=False)[0] not in hyphen, "nor after a full stop"
     spans = DocumentSpans.build(tok, docs, ends)
     first = spans.allowed()
     assert tok.encode(" early", add_special_tokens=False)[0] in first
