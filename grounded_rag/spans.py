@@ -53,29 +53,33 @@ def _starts_word(spelt: dict[int, str], seq: Sequence[int], p: int) -> bool:
     return bool(w.startswith(" ") and w.strip()) or (w[:1].isalnum() and p > 0 and spelt[seq[p - 1]][-1:] in _OPENERS)
 
 
-def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> tuple[list[list[int]], list[tuple[int, int] | None]]:
+def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
+               ) -> tuple[list[list[int]], list[tuple[int, int] | None], frozenset[tuple[int, int]]]:
     """The documents as token ids, then each word's variants (see :class:`DocumentSpans`) with where each
-    variant continues in its document."""
+    variant continues in its document, and the (sequence, position) pairs where a word starts: each
+    document word's first token and each variant's."""
     # a passage follows "Doc k: " in the prompt, so its words carry their leading space
     docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
     words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
     variants: dict[int, list[list[int]]] = {}
     sequences: list[list[int]] = list(docs)
     follow: list[tuple[int, int] | None] = [None] * len(docs)
+    heads: set[tuple[int, int]] = set()
     for d, doc in enumerate(docs):
         for p, t in enumerate(doc):
-            w = words[t]
             if not _starts_word(words, doc, p):
                 continue
+            heads.add((d, p))
             if t not in variants:
-                bare = w.lstrip()
+                bare = words[t].lstrip()
                 spellings = {bare, bare[:1].upper() + bare[1:]}  # "the" may open a sentence
                 spellings |= {" " + x for x in spellings}
                 variants[t] = [ids for x in sorted(spellings) if (ids := encode_text(tokenizer, x)) != [t]]
             for ids in variants[t]:
+                heads.add((len(sequences), 0))
                 sequences.append(ids)
                 follow.append((d, p + 1))
-    return sequences, follow
+    return sequences, follow, frozenset(heads)
 
 
 def _joins(tokenizer: PreTrainedTokenizerBase, sequences: Sequence[Sequence[int]]) -> frozenset[int]:
@@ -123,7 +127,7 @@ class DocumentSpans:
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
-        sequences, follow = _spellings(tokenizer, texts)
+        sequences, follow, _ = _spellings(tokenizer, texts)
         return cls(sequences, follow, ends, _joins(tokenizer, sequences))
 
     def allowed(self) -> set[int]:
@@ -155,9 +159,15 @@ def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[Documen
     for i, s in enumerate(spans):
         ids = [t for t in s.allowed() if t < log_q.shape[-1]]
         allowed[i, ids] = True
-    masked = log_q.masked_fill(~allowed, -math.inf)
+    return _drop(log_q, lp_full, ~allowed)
+
+
+def _drop(log_q: torch.Tensor, lp_full: torch.Tensor, dropped: torch.Tensor) -> torch.Tensor:
+    """``log_q`` without the ``dropped`` tokens, renormalized; a row left with no mass ranks the rest by the
+    full stream's own distribution instead."""
+    masked = log_q.masked_fill(dropped, -math.inf)
     empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
-    masked = torch.where(empty, lp_full.masked_fill(~allowed, -math.inf), masked)
+    masked = torch.where(empty, lp_full.masked_fill(dropped, -math.inf), masked)
     return torch.log_softmax(masked, dim=-1)
 
 
@@ -165,11 +175,7 @@ def finish_words(log_q: torch.Tensor, lp_full: torch.Tensor, breaks: torch.Tenso
     """``log_q`` without the tokens that would break off a word the answer is copying (``breaks``: [rows, V]
     bool, :func:`~grounded_rag.engine.word_breaks`), renormalized in those rows; the rest bit for bit. As in
     :func:`restrict`, a row the method left no word piece ranks them by the full stream instead."""
-    inside = breaks.any(dim=-1, keepdim=True)
-    masked = log_q.masked_fill(breaks, -math.inf)
-    empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
-    masked = torch.where(empty, lp_full.masked_fill(breaks, -math.inf), masked)
-    return torch.where(inside, torch.log_softmax(masked, dim=-1), log_q)
+    return torch.where(breaks.any(dim=-1, keepdim=True), _drop(log_q, lp_full, breaks), log_q)
 
 
 @dataclass
@@ -198,15 +204,14 @@ class CopyState:
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
-        sequences, follow = _spellings(tokenizer, texts)
+        sequences, follow, heads = _spellings(tokenizer, texts)
         starts: dict[int, list[tuple[int, int]]] = {}
         for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
             for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):
                 starts.setdefault(seq[p], []).append((k, p))
-        spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
-        heads = {(k, p) for k, seq in enumerate(sequences) for p in range(len(seq))
-                 if (follow[k] is not None and p == 0) or (follow[k] is None and _starts_word(spelt, seq, p))}
-        return cls(sequences, follow, _joins(tokenizer, sequences), starts, *word_edges(tokenizer), frozenset(heads))
+        pieces, tails = word_edges(tokenizer)
+        joins = frozenset(t for seq in sequences for t in seq) & pieces  # :func:`_joins`, from the decoded vocabulary
+        return cls(sequences, follow, joins, starts, pieces, tails, heads)
 
     def fresh(self) -> CopyState:
         """The same documents, before the answer's first token."""
