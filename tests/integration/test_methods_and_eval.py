@@ -13,7 +13,7 @@ from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import end_mask, fuse_step, open_taps, prefill, token_masks, word_masks
 from grounded_rag.evaluation.data import load_examples, split_examples
-from grounded_rag.evaluation.harness import MEMOTRAP_NEW_TOKENS
+from grounded_rag.evaluation.memotrap import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated
 from grounded_rag.evaluation.protocol import ANSWER_PREFIX, PROTOCOL, base_config
 from grounded_rag.fusion import log_probs
@@ -234,6 +234,14 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     for method, m in mt["methods"].items():  # MemoTrap by generation, recomputed from the stored continuations
         picks = [choice_generated(gen[method, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
         assert m["metrics"]["generation_accuracy"][0] == pytest.approx(sum(picks) / len(picks))
+    # MemoTrap is judged and tuned by generation: each setting's validation score is its continuations' accuracy
+    assert mt["main_metric"] == "generation_accuracy"
+    mt_val = split_examples(load_examples(FIXTURES / "memotrap_8.jsonl"), "validation")[:2]
+    gens = {(k[3], k[4], r["id"]): r["text"] for k, r in keys if k[1] == "mtgen"}
+    for t in mt["methods"]["cad"]["tuning"]:
+        params = json.dumps(t["params"], sort_keys=True)
+        picks = [choice_generated(gens["cad", params, ex.id], ex.choices) == ex.answer_index for ex in mt_val]
+        assert t["validation_generation_accuracy"] == pytest.approx(sum(picks) / len(picks))
     for d in (nq, mt):  # a paired Δ against standard for every metric
         ref = d["methods"]["standard"]["metrics"]
         for m in d["methods"].values():

@@ -7,7 +7,7 @@ import torch
 
 from grounded_rag import GroundedDecoder
 from grounded_rag.evaluation.data import load_examples
-from grounded_rag.evaluation.harness import continuation_prompts
+from grounded_rag.evaluation.memotrap import continuation_prompts
 from grounded_rag.evaluation.protocol import base_config
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import encode
