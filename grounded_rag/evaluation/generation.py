@@ -18,11 +18,11 @@ from .protocol import EVAL_SYSTEM, base_config
 
 
 def missing(examples: list[Example], ckpt: Checkpoint, dataset: str, method: str, params: dict[str, Any],
-          kind: str = "gen") -> list[Example]:
+            kind: str = "gen") -> list[Example]:
     """Examples without a checkpointed record, shortest first: a batch of similar lengths wastes
     little on padding."""
-    missing = [ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id, kind) not in ckpt.records]
-    return sorted(missing, key=lambda ex: len(ex.question) + sum(len(d["text"]) for d in ex.documents))
+    todo = [ex for ex in examples if Checkpoint.key(dataset, method, params, ex.id, kind) not in ckpt.records]
+    return sorted(todo, key=lambda ex: len(ex.question) + sum(len(d["text"]) for d in ex.documents))
 
 
 def generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens, desc) -> list[dict]:
@@ -59,7 +59,7 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
 
 
 def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datastores=None, document_tokens=None,
-                  copies=None) -> list[str]:
+                 copies=None) -> list[str]:
     """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question."""
     rows = len(prompts) // method.streams
     tokens: list[list[int]] = [[] for _ in range(rows)]

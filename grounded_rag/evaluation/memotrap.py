@@ -42,7 +42,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
         prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
         copies = decoder.copies(reqs, method)
         texts = decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.datastores(reqs, method),
-                              decoder.document_tokens(reqs, method, copies), copies)
+                             decoder.document_tokens(reqs, method, copies), copies)
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
