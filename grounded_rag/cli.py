@@ -134,7 +134,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
-        inject=ns.inject,
+        inject=ns.inject, loglik=not ns.no_loglik,
     )
     return 0
 
@@ -225,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "of answers that obey it (hijacked)")
     ev.add_argument("--no-tune", action="store_true")
     ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")
+    ev.add_argument("--no-loglik", action="store_true",
+                    help="MemoTrap: skip the log-likelihood scoring of the test rows (slow for the copying methods); "
+                         "generation accuracy is still measured")
     ev.set_defaults(func=cmd_eval)
     return parser
 

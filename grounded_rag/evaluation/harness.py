@@ -96,14 +96,16 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
     return table
 
 
-def _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens, closed, memotrap
-                 ) -> tuple[dict[str, list[float]], list[dict]]:
+def _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens, closed, memotrap,
+                 loglik) -> tuple[dict[str, list[float]], list[dict]]:
     """Each metric's per-row values on the test rows, and the generation records (for timing)."""
     if memotrap:
-        gens = memotrap_generations(decoder, test, dataset, method, params, ckpt, batch_size)
+        gens = generation_scores(memotrap_generations(decoder, test, dataset, method, params, ckpt, batch_size), test)
+        if not loglik:
+            return gens, []
         lls = [loglik_correct(decoder, ex, method, params, ckpt, dataset)
                for ex in tqdm(test, desc=f"{dataset}: {method}", leave=False)]
-        return {"loglik_accuracy": lls, **generation_scores(gens, test)}, []
+        return {"loglik_accuracy": lls, **gens}, []
     recs = generate_records(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens,
                             f"{dataset}: {method}")
     rows = [score_record(r, ex, closed[ex.id]) for r, ex in zip(recs, test)]
@@ -111,7 +113,7 @@ def _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_n
 
 
 def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_limit, distractors, seed, inject, tune,
-              batch_size, max_new_tokens, resamples) -> tuple[str, dict[str, Any]]:
+              batch_size, max_new_tokens, resamples, loglik) -> tuple[str, dict[str, Any]]:
     """One data file: every method tuned on its validation rows and scored on its test rows, with paired
     Δs against standard decoding on the file's main metric (substring; MemoTrap: generation accuracy)."""
     examples = load_examples(path)
@@ -139,7 +141,7 @@ def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_l
         params, tuning = (_tune(decoder, validation, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap)
                           if tune else (grid[len(grid) // 2], []))
         vals, recs = _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens, closed,
-                                  memotrap)
+                                  memotrap, loglik)
         values[spec] = vals
         per_method[spec] = {
             "params": params, "tuning": tuning,
@@ -162,13 +164,16 @@ def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_l
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
-             latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False) -> dict[str, Any]:
+             latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
+             loglik: bool = True) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
     seeded random positions (robustness to irrelevant retrieved passages). ``inject`` appends an
     instruction dictating another answer to one passage of every row; ``hijacked`` is the share of
-    answers that contain the dictated answer."""
+    answers that contain the dictated answer. ``loglik=False`` leaves out MemoTrap's log-likelihood scoring of
+    the test rows (generation accuracy, what MemoTrap is tuned and judged by, stays): it scores one row at a time
+    and takes hours for the three-stream copying methods on a laptop CPU."""
     grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -186,7 +191,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         dataset, result = _evaluate(decoder, path, methods, grids, ckpt, split=split, limit=limit,
                                     validation_limit=validation_limit, distractors=distractors, seed=seed,
                                     inject=inject, tune=tune, batch_size=batch_size, max_new_tokens=max_new_tokens,
-                                    resamples=resamples)
+                                    resamples=resamples, loglik=loglik)
         report["datasets"][dataset] = result
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass

@@ -212,6 +212,21 @@ def test_new_baselines_run_through_the_eval_command(tmp_path):
         assert {"loglik_accuracy", "generation_accuracy"} <= set(report["datasets"]["memotrap_8"]["methods"][name]["metrics"])
 
 
+def test_eval_on_memotrap_without_loglik_scores_generations_only(tmp_path):
+    """`--no-loglik`: MemoTrap's test rows are generated and scored by generation, and nothing is scored by
+    log-likelihood (the slow part for the copying methods) — the default included."""
+    out = tmp_path / "mt"
+    assert main(["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_pmi_words",
+                 "--limit", "2", "--no-tune", "--no-latency", "--no-loglik", "--batch-size", "2", "--out", str(out)]) == 0
+    mt = json.loads((out / "report.json").read_text())["datasets"]["memotrap_8"]
+    assert mt["main_metric"] == "generation_accuracy"
+    for m in mt["methods"].values():
+        assert set(m["metrics"]) == {"generation_accuracy", "generation_memorization"}
+    kinds = {json.loads(x)["key"].split("|")[1] for x in (out / "generations.jsonl").read_text().splitlines()}
+    assert kinds == {"mtgen"}
+    assert "generation_accuracy" in (out / "report.md").read_text()
+
+
 def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     out = tmp_path / "eval"
     args = eval_args(out, "standard,cad,grounded", "--limit", "3", "--validation-limit", "2",
