@@ -22,7 +22,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
     for dataset, d in report["datasets"].items():
         present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
-        deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
+        deltas = list(dict.fromkeys([d["main_metric"]] + [c for c in DELTA_ALSO if c in present]))  # all in report.json
         tuned = (f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
                  else "not tuned: the middle setting of every grid")
         lines += ["", f"### {dataset} (n = {d['n_test']}, {tuned})", "",
