@@ -51,9 +51,14 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None) -> dict[s
     return m
 
 
+def _main_metric(memotrap: bool) -> str:
+    """What a data file is tuned by and judged by, in one place so that the two cannot drift apart (MemoTrap was
+    tuned by log-likelihood and judged by generation until 2026-11-25)."""
+    return "generation_accuracy" if memotrap else "substring"
+
+
 def _tune(decoder, examples, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap) -> tuple[dict, list]:
-    """The grid's setting with the best validation score: substring for QA, generation accuracy for MemoTrap
-    (the metric each is judged by; MemoTrap was tuned by log-likelihood until 2026-11-25)."""
+    """The grid's setting with the best validation score on the file's main metric."""
     if len(grid) == 1:
         return grid[0], []
     scored = []
@@ -67,8 +72,7 @@ def _tune(decoder, examples, dataset, method, grid, ckpt, batch_size, max_new_to
             hits = [substring_match(r["text"], ex.answers) for r, ex in zip(recs, examples)]
         scored.append((sum(hits) / max(len(examples), 1), params))
     best = max(scored, key=lambda x: x[0])[1]  # first best on ties: the smaller setting
-    metric = "generation_accuracy" if memotrap else "substring"
-    return best, [{"params": p, f"validation_{metric}": v} for v, p in scored]
+    return best, [{"params": p, f"validation_{_main_metric(memotrap)}": v} for v, p in scored]
 
 
 def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Example, model: str | None,
@@ -150,7 +154,7 @@ def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_l
             "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
             "n": len(test),
         }
-    main = "generation_accuracy" if memotrap else "substring"
+    main = _main_metric(memotrap)
     if "standard" in values:
         for method in methods:
             diffs = {k: paired_difference_ci(v, values["standard"][k], indices(len(v)))  # same rows for both

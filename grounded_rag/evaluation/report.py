@@ -15,14 +15,14 @@ COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "contex
            "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
 
-DELTA_ALSO = ["generation_accuracy", "hijacked"]  # MemoTrap by generation, and the --inject rows: their own Δ column
+DELTA_ALSO = ["hijacked"]  # the --inject rows: their own Δ column beside the main metric's
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"Model: {report['model']}, split: {report['split']}. Values are % with paired-bootstrap 95% CIs."]
     for dataset, d in report["datasets"].items():
         present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
-        deltas = list(dict.fromkeys([d["main_metric"]] + [c for c in DELTA_ALSO if c in present]))  # all in report.json
+        deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
         tuned = (f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
                  else "not tuned: the middle setting of every grid")
         lines += ["", f"### {dataset} (n = {d['n_test']}, {tuned})", "",

@@ -244,18 +244,18 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     assert "loglik_accuracy" in mt["methods"]["grounded"]["metrics"]
     mt_test = split_examples(load_examples(FIXTURES / "memotrap_8.jsonl"), "test")[:3]
     keys = [(r["key"].split("|"), r) for r in map(json.loads, (out / "generations.jsonl").read_text().splitlines())]
-    gen = {(k[3], r["id"]): r["text"] for k, r in keys if k[1] == "mtgen"}
+    gen = {(k[3], k[4], r["id"]): r["text"] for k, r in keys if k[1] == "mtgen"}  # (method, params, row)
     assert all(k[0] == PROTOCOL for k, _ in keys), "every record is keyed by the protocol it was made under"
     for method, m in mt["methods"].items():  # MemoTrap by generation, recomputed from the stored continuations
-        picks = [choice_generated(gen[method, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
+        params = json.dumps(m["params"], sort_keys=True)
+        picks = [choice_generated(gen[method, params, ex.id], ex.choices) == ex.answer_index for ex in mt_test]
         assert m["metrics"]["generation_accuracy"][0] == pytest.approx(sum(picks) / len(picks))
     # MemoTrap is judged and tuned by generation: each setting's validation score is its continuations' accuracy
     assert mt["main_metric"] == "generation_accuracy"
     mt_val = split_examples(load_examples(FIXTURES / "memotrap_8.jsonl"), "validation")[:2]
-    gens = {(k[3], k[4], r["id"]): r["text"] for k, r in keys if k[1] == "mtgen"}
     for t in mt["methods"]["cad"]["tuning"]:
         params = json.dumps(t["params"], sort_keys=True)
-        picks = [choice_generated(gens["cad", params, ex.id], ex.choices) == ex.answer_index for ex in mt_val]
+        picks = [choice_generated(gen["cad", params, ex.id], ex.choices) == ex.answer_index for ex in mt_val]
         assert t["validation_generation_accuracy"] == pytest.approx(sum(picks) / len(picks))
     for d in (nq, mt):  # a paired Δ against standard for every metric
         ref = d["methods"]["standard"]["metrics"]
@@ -270,7 +270,7 @@ def test_eval_command_end_to_end_and_resumes(tmp_path, decoder):
     ids = torch.tensor([req.token_ids[0] + encode(decoder.tokenizer, ex.question)])
     hf = decoder.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=MEMOTRAP_NEW_TOKENS, do_sample=False,
                                 pad_token_id=decoder.pad_id, eos_token_id=sorted(decoder.eos_ids))[0, ids.shape[1]:]
-    assert gen["standard", ex.id] == decoder.tokenizer.decode(hf, skip_special_tokens=True).split("\n")[0].strip()
+    assert gen["standard", "{}", ex.id] == decoder.tokenizer.decode(hf, skip_special_tokens=True).split("\n")[0].strip()
     md = (out / "report.md").read_text()
     assert "| grounded |" in md and "Δ substring vs standard" in md
     assert set(report["latency"]) == {"standard", "cad", "grounded"}
