@@ -27,6 +27,7 @@ MethodName = Literal[
     "grounded_pmi_anchored",
     "grounded_pmi_words",
     "pmi_words_cut",
+    "pmi_words_untrusting",
     "pmi_anchored_ungated",
     "pmi_anchored_fused_ends",
     "pmi_static",
@@ -77,6 +78,14 @@ class DecodingConfig(BaseModel):
     pmi_gate: float = Field(
         2.0,
         description="grounded_pmi_gated / _anchored: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
+    )
+    # MemoTrap validation (100 rows, its instruction declared the user's): 0.5 / 1 / 2 -> 49 / 55 / 62 of 100
+    # (docs/method-note.md section 13); CAD's own grid there: 49 / 59 / 61.
+    trusted_beta: float = Field(
+        2.0,
+        ge=0,
+        description="grounded_pmi_gated and its refinements: the contrast strength for a request whose documents are "
+        "all trusted (Document.trusted): log q = log p_full + trusted_beta PMI(y; D | x), no question guards",
     )
     plausibility: float = Field(
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"

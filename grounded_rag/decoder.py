@@ -119,12 +119,13 @@ class GroundedDecoder:
         return Request(question, docs, scores, prompts, token_ids, trust, numbers, dropped, irrelevant)
 
     def _relevant(self, question: str, docs: list[Document], config: DecodingConfig) -> list[int]:
-        """Indices of the passages the question is about (``relevance_margin``; grounded_rag.relevance), in order.
-        The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
+        """Indices of the passages the question is about (``relevance_margin``; grounded_rag.relevance), and of the
+        trusted ones (the caller put them there), in order. The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs)))
         scores = self._score_relevance([_relevance_key(question, docs)])[0]
-        return relevant(scores, config.relevance_margin)
+        kept = set(relevant(scores, config.relevance_margin))  # the caller's own passages are never left out
+        return [i for i, d in enumerate(docs) if i in kept or d.trusted]
 
     RELEVANCE_CACHE = 1024  # (question, passages) scorings kept
 
@@ -168,11 +169,10 @@ class GroundedDecoder:
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
-        copies = self.copies(requests, method)
         steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
-                       datastores=self.datastores(requests, method), spans=self.spans(requests, config),
-                       document_tokens=self.document_tokens(requests, method, copies), end_ids=self.eos_ids, copies=copies,
-                       finished=lambda: [r.finish is not None for r in running], **engine)
+                       spans=self.spans(requests, config), end_ids=self.eos_ids,
+                       finished=lambda: [r.finish is not None for r in running],
+                       **self.engine_inputs(requests, method), **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -180,6 +180,14 @@ class GroundedDecoder:
                 break
         for r in running:
             r.finish = r.finish or "length"
+
+    def engine_inputs(self, requests: Sequence[Request], method: Method) -> dict[str, Any]:
+        """What the engine needs of a batch besides its prompts, in one place for every caller (answers, MemoTrap's
+        continuations and its log-likelihood scoring): ``datastores``, ``document_tokens``, ``copies`` (fresh) and
+        ``trusted``, as :func:`grounded_rag.engine.decode`'s keyword arguments."""
+        copies = self.copies(requests, method)
+        return {"datastores": self.datastores(requests, method), "document_tokens": self.document_tokens(requests, method, copies),
+                "copies": copies, "trusted": [r.trusted for r in requests]}
 
     def datastores(self, requests: Sequence[Request], method: Method) -> list[Datastore] | None:
         """kNN-LM's per-question datastore, built from that question's retrieved passages only."""

@@ -309,6 +309,7 @@ def fuse_step(
     begun: bool = True,
     words: torch.Tensor | None = None,
     breaks: torch.Tensor | None = None,
+    trusted: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None, StepFusion]:
     """p_full_t and the method's reference (second stream, premature layers or datastore), fused in fp32.
     ``doc_tokens`` ([rows, V] bool, :func:`token_masks`) feeds an anchored method's fuse rule; ``ends``
@@ -316,7 +317,9 @@ def fuse_step(
     answer has ``begun`` (at its first token the full stream's wish to end is reluctance to answer, which
     the contrasts are there to overcome). ``words`` (a copying method's :func:`word_masks`) are the tokens
     that finish a word the answer copies from a document; ``breaks`` (:func:`word_breaks`) those that would
-    break off a copied word the answer stopped inside: the end rule does not apply there, and they are dropped."""
+    break off a copied word the answer stopped inside: the end rule does not apply there, and they are dropped.
+    ``trusted`` ([rows] bool, or None when no row is) marks the rows whose documents the caller wrote, for a
+    trusting method."""
     logp = log_probs(logits).view(trust.shape[0], method.streams, -1)
     lp_full = logp[:, 0]
     if method.streams > 1:
@@ -327,12 +330,15 @@ def fuse_step(
         lp_ref = knn_log_probs(taps.values["final"], datastores or [], config.knn_k, config.knn_temperature, lp_full)
     else:
         lp_ref = None
+    extra: dict[str, torch.Tensor | None] = {}
     if method.copying:
-        fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens, words=words)
-    elif method.anchored:
-        fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens)
+        extra["words"] = words
+    if method.trusting:
+        extra["trusted"] = trusted
+    if method.anchored:
+        fused = method.fuse(lp_full, lp_ref, trust, config, doc_tokens, **extra)
     else:
-        fused = method.fuse(lp_full, lp_ref, trust, config)
+        fused = method.fuse(lp_full, lp_ref, trust, config, **extra)
     if method.full_ends and begun:
         finishing = None
         if method.copying and words is not None:  # the fused step's top token finishes a copied word
@@ -393,6 +399,19 @@ def _needs_tokens(method: Method, document_tokens: Sequence[Collection[int]] | N
         raise ValueError(f"{method.name} needs one copy state per question (GroundedDecoder.copies builds them)")
 
 
+def trusted_rows(method: Method, trusted: Sequence[bool] | None, questions: int,
+                 device: torch.device) -> torch.Tensor | None:
+    """[rows] bool for a trusting method where some question's documents are all the caller's own; None where none
+    is (the rule is then the guarded one, unchanged bit for bit)."""
+    if trusted is None or not method.trusting:
+        return None
+    if len(trusted) != questions:
+        raise ValueError(f"got {len(trusted)} trusted flags for {questions} questions; pass one per question")
+    if not any(trusted):
+        return None
+    return torch.tensor([bool(t) for t in trusted], dtype=torch.bool, device=device)
+
+
 def end_mask(method: Method, end_ids: Collection[int] | None, vocab: int, device: torch.device) -> torch.Tensor | None:
     """[V] bool, True at the end-of-answer tokens, for a method whose full stream decides where the answer ends."""
     if not method.full_ends:
@@ -425,6 +444,7 @@ def decode(
     document_tokens: Sequence[Collection[int]] | None = None,
     end_ids: Collection[int] | None = None,
     copies: Sequence[CopyState] | None = None,
+    trusted: Sequence[bool] | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch: yields one :class:`Step` per generated position.
 
@@ -438,7 +458,8 @@ def decode(
     tokens an anchored method's documents may raise; ``end_ids`` the tokens that end an answer (EOS, end
     of turn), for a method whose full stream decides where the answer ends; ``copies`` (one
     :class:`~grounded_rag.spans.CopyState` per question) which document spans each answer copies, for a
-    copying method.
+    copying method; ``trusted`` (one flag per question) which questions' documents the caller wrote all of, for a
+    trusting method (:attr:`grounded_rag.inputs.Request.trusted`).
     """
     streams = method.streams
     questions = list(range(len(prompts) // streams))
@@ -449,6 +470,7 @@ def decode(
     spans = list(spans) if spans is not None else None
     _needs_tokens(method, document_tokens, len(questions), end_ids, copies)
     copies = list(copies) if method.copying and copies is not None else None
+    trusted_t = trusted_rows(method, trusted, len(questions), model.device)
     doc_mask = None
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
@@ -461,7 +483,7 @@ def decode(
             words = None if copies is None else word_masks(copies, logits.shape[-1], logits.device)
             breaks = None if copies is None else word_breaks(copies, pieces)
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, trust_t, config, stores, doc_mask, ends, t > 0,
-                                               words, breaks)
+                                               words, breaks, trusted_t)
             if spans is not None:
                 fused = replace(fused, log_q=restrict(fused.log_q, lp_full, spans))
             tokens = sample(fused.log_q, warpers, generators)  # matched truncation, then y_t
@@ -493,6 +515,7 @@ def decode(
                 spans = None if spans is None else [spans[j] for j in keep]
                 copies = None if copies is None else [copies[j] for j in keep]
                 doc_mask = None if doc_mask is None else doc_mask[keep]
+                trusted_t = None if trusted_t is None else trusted_t[keep]
             taps.claim()
             logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
 
@@ -510,6 +533,7 @@ def score_continuation(
     document_tokens: Collection[int] | None = None,
     end_ids: Collection[int] | None = None,
     copy: CopyState | None = None,
+    trusted: bool = False,
 ) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
     trust_t = torch.tensor([trust], dtype=torch.float32, device=model.device)
@@ -521,12 +545,13 @@ def score_continuation(
         doc_mask = token_masks(token_sets, logits.shape[-1], logits.device) if method.anchored else None
         ends = end_mask(method, end_ids, logits.shape[-1], logits.device)
         copies = [copy] if method.copying and copy else None
+        trusted_t = trusted_rows(method, [trusted], 1, model.device)
         pieces = word_pieces(method, copies, logits.shape[-1], logits.device)
         for j, token in enumerate(continuation):
             words = word_masks(copies, logits.shape[-1], logits.device) if copies else None
             breaks = word_breaks(copies, pieces) if copies else None
             _, _, fused = fuse_step(method, logits, taps, trust_t, config, datastores, doc_mask, ends, j > 0, words,
-                                    breaks)
+                                    breaks, trusted_t)
             total += float(fused.log_q[0, token])
             if copy is not None:
                 copy.advance(token)

@@ -36,6 +36,11 @@ class Request:
     dropped: list[Document] = field(default_factory=list)
     irrelevant: list[Document] = field(default_factory=list)
 
+    @property
+    def trusted(self) -> bool:
+        """Every document it reads is the caller's own (:attr:`Document.trusted`): none is retrieved text."""
+        return bool(self.documents) and all(d.trusted for d in self.documents)
+
 
 def as_document(doc: DocumentLike, index: int) -> Document:
     if isinstance(doc, str):
@@ -47,8 +52,11 @@ def as_document(doc: DocumentLike, index: int) -> Document:
             raise InputError(f"document {index + 1} has no text; every document needs a non-empty 'text'")
         if isinstance(doc.get("score"), bool):
             raise InputError(f"document {index + 1} has score {doc['score']!r}; a score is a number, not a bool")
+        if "trusted" in doc and not isinstance(doc["trusted"], bool):
+            raise InputError(f"document {index + 1} has trusted={doc['trusted']!r}; pass True (the caller wrote it) "
+                             "or False (retrieved text)")
         try:
-            doc = Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata") if k in doc})
+            doc = Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata", "trusted") if k in doc})
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
             raise InputError(f"document {index + 1} is not a valid document ({problems}); "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -52,6 +52,9 @@ class Method:
     # a copying method whose answer neither ends nor breaks off inside a word it copies ("2" of a passage's "27";
     # the engine's :func:`~grounded_rag.engine.word_breaks`, :func:`~grounded_rag.spans.finish_words`)
     finishes_words: bool = False
+    # the rule also takes each row's caller-declared trust (``trusted``: [rows] bool, or None when no row is): a row
+    # whose documents the caller wrote all of decodes without the guards against retrieved text (:func:`_trusted`)
+    trusting: bool = False
 
     @property
     def reference(self) -> Reference:
@@ -269,9 +272,12 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer). With ``finishes_words`` the engine also
     drops the tokens that would break off a word the answer stopped inside ("2" of a passage's "27": the fused step
     ended the turn there; :func:`~grounded_rag.spans.finish_words`).
+
+    A gated rule also takes ``trusted`` ([rows] bool): a row whose documents are all the caller's own decodes with
+    :func:`_trusted` instead (the gate exists to distrust what the documents dictate; there is nothing to distrust).
     """
 
-    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None, words=None):
+    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None, words=None, trusted=None):
         lp_ret, lp_q = lp_refs[:, 0], lp_refs[:, 1]
         c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
         ones = torch.ones_like(c_q)
@@ -294,9 +300,35 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
         log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
         if kappa == 0:  # zero weights are standard decoding bit for bit, not up to re-normalization
             log_q = torch.where(((a == 0) & (b == 0)).unsqueeze(-1), lp_full, log_q)
-        return StepFusion(log_q, c_q, a, b, lp_q)
+        fused = StepFusion(log_q, c_q, a, b, lp_q)
+        if gated and trusted is not None:
+            fused = _trusted(fused, lp_full, lp_q, config, trusted, doc_tokens if anchored else None)
+        return fused
 
     return fuse
+
+
+def _trusted(fused: StepFusion, lp_full: torch.Tensor, lp_q: torch.Tensor, config, trusted: torch.Tensor,
+             doc_tokens: torch.Tensor | None) -> StepFusion:
+    """``fused`` where a row's documents are retrieved; where the caller wrote all of them (``trusted``), CAD's
+    contrast at a fixed ``trusted_beta``, anchored like the rule it replaces:
+
+        log q(y) ∝ log p_full(y) + trusted_beta [log p_full(y) - log p_q(y)]   (the boost only for document tokens)
+
+    The question gate, the question term and the JS-scaled weight exist to distrust what documents dictate (an
+    instruction planted in a retrieved passage is followed just as well without the question: §5); a caller's own
+    instruction ("Write a quote that ends in the word 'heavy'") has exactly that signature, and is meant to be
+    obeyed. The plausibility head goes too: a model sure of a proverb's usual ending keeps the instructed word out
+    of its head. The anchor stays: it is not about trust but about associations that are not evidence (CAD's
+    "Petra" for "appreciated"). MemoTrap validation, 100 rows: 62 against CAD's 61 and the guarded rule's 34."""
+    evidence = _weighted_diff(torch.full_like(fused.conflict, config.trusted_beta), lp_full, lp_q)
+    if doc_tokens is not None:
+        evidence = anchor(evidence, doc_tokens)
+    scores = (lp_full + evidence).masked_fill(~torch.isfinite(lp_full), -math.inf)
+    rows = trusted.unsqueeze(-1)
+    beta = torch.full_like(fused.rho, config.trusted_beta)
+    return replace(fused, log_q=torch.where(rows, torch.log_softmax(scores, dim=-1), fused.log_q),
+                   rho=torch.where(trusted, beta, fused.rho), eta=torch.where(trusted, torch.zeros_like(beta), fused.eta))
 
 
 def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torch.Tensor:
@@ -363,6 +395,7 @@ METHODS: dict[str, Method] = {
             BOTH,
             "ours: grounded_pmi whose evidence boost needs the question's support (resists instructions in documents)",
             _pmi(gated=True),
+            trusting=True,
         ),
         Method(
             "grounded_pmi_anchored",
@@ -372,17 +405,20 @@ METHODS: dict[str, Method] = {
             _pmi(gated=True, anchored=True),
             anchored=True,
             full_ends=True,
+            trusting=True,
         ),
         Method(
             "grounded_pmi_words",
             BOTH,
             "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
-            "answer copies from a document needs no question support, and the answer does not stop inside it",
+            "answer copies from a document needs no question support, and the answer does not stop inside it; a "
+            "request whose documents the caller wrote all of (Document.trusted) is decoded with anchored CAD",
             _pmi(gated=True, anchored=True, copying=True),
             anchored=True,
             full_ends=True,
             copying=True,
             finishes_words=True,
+            trusting=True,
         ),
         Method(
             "pmi_words_cut",
@@ -392,6 +428,17 @@ METHODS: dict[str, Method] = {
             anchored=True,
             full_ends=True,
             copying=True,
+            trusting=True,
+        ),
+        Method(
+            "pmi_words_untrusting",
+            BOTH,
+            "ablation of grounded_pmi_words: every document is read as retrieved text (Document.trusted ignored)",
+            _pmi(gated=True, anchored=True, copying=True),
+            anchored=True,
+            full_ends=True,
+            copying=True,
+            finishes_words=True,
         ),
         Method(
             "pmi_anchored_fused_ends",
@@ -399,6 +446,7 @@ METHODS: dict[str, Method] = {
             "ablation of grounded_pmi_anchored: the fused step also decides where the answer ends",
             _pmi(gated=True, anchored=True),
             anchored=True,
+            trusting=True,
         ),
         Method(
             "pmi_anchored_ungated",

@@ -9,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 class Document(BaseModel):
     """One retrieved passage. ``score`` is the retriever's relevance on the trust scale
-    (see :mod:`grounded_rag.trust`); it may also be passed separately to ``generate``."""
+    (see :mod:`grounded_rag.trust`); it may also be passed separately to ``generate``.
+
+    ``trusted`` declares a passage the caller wrote or vouches for (their own instruction, policy or notes), not
+    retrieved text. Retrieved text is untrusted input: the default method does not let an instruction inside it
+    dictate the answer. A request whose documents are *all* trusted is followed even where it dictates the answer
+    against the model's habits (docs/method-note.md section 13); one retrieved passage beside them keeps the guards on.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -18,6 +24,7 @@ class Document(BaseModel):
     id: str | None = None
     score: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    trusted: bool = Field(False, strict=True, description="the caller wrote or vouches for this passage (not retrieved text)")
 
     @field_validator("text")
     @classmethod

@@ -108,3 +108,9 @@ def add_injection(examples: Sequence[Example], seed: int = 0) -> list[Example]:
                 for i, d in enumerate(ex.documents)]
         out.append(replace(ex, documents=docs, injected=answer))
     return out
+
+
+def mark_trusted(examples: Sequence[Example]) -> list[Example]:
+    """Each example with every passage declared the caller's own (``Document.trusted``): MemoTrap's document is the
+    user's instruction, not retrieved text."""
+    return [replace(ex, documents=[{**d, "trusted": True} for d in ex.documents]) for ex in examples]

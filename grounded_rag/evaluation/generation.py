@@ -58,14 +58,14 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
 
 
-def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, datastores=None, document_tokens=None,
-                 copies=None) -> list[str]:
-    """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question."""
+def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, inputs: dict[str, Any] | None = None) -> list[str]:
+    """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question; ``inputs`` are
+    the batch's :meth:`GroundedDecoder.engine_inputs`."""
     rows = len(prompts) // method.streams
     tokens: list[list[int]] = [[] for _ in range(rows)]
     done = [False] * rows
-    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, datastores=datastores,
-                       document_tokens=document_tokens, end_ids=decoder.eos_ids, copies=copies, finished=lambda: done):
+    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, end_ids=decoder.eos_ids,
+                       finished=lambda: done, **(inputs or {})):
         for i, t in zip(step.questions, step.tokens.tolist()):
             if not done[i]:
                 tokens[i].append(t)

@@ -19,7 +19,7 @@ from ..decoder import GroundedDecoder
 from ..errors import InputError
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .checkpoint import Checkpoint, write_atomic
-from .data import Example, add_distractors, add_injection, load_examples, split_examples
+from .data import Example, add_distractors, add_injection, load_examples, mark_trusted, split_examples
 from .generation import closed_book, generate_records
 from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import citation_scores, evidence_support, exact_match, substring_match, token_f1
@@ -117,11 +117,12 @@ def _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_n
 
 
 def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_limit, distractors, seed, inject, tune,
-              batch_size, max_new_tokens, resamples, loglik) -> tuple[str, dict[str, Any]]:
+              batch_size, max_new_tokens, resamples, loglik, trusted=False) -> tuple[str, dict[str, Any]]:
     """One data file: every method tuned on its validation rows and scored on its test rows, with paired
     Δs against standard decoding on the file's main metric (substring; MemoTrap: generation accuracy)."""
     examples = load_examples(path)
-    dataset = Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
+    dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
+               + ("+trusted" if trusted else ""))
     memotrap = all(ex.choices for ex in examples[:5])
     if memotrap and any(EXTRACTIVE in spec for spec in methods):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than copy a document; "
@@ -132,6 +133,8 @@ def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_l
         test, validation = (add_distractors(rows, examples, distractors, seed) for rows in (test, validation))
     if inject and not memotrap:
         test, validation = (add_injection(rows, seed) for rows in (test, validation))
+    if trusted:
+        test, validation = mark_trusted(test), mark_trusted(validation)
     closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
     idx = resample_indices(len(test), resamples)
 
@@ -169,7 +172,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
-             loglik: bool = True) -> dict[str, Any]:
+             loglik: bool = True, trusted: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -177,7 +180,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     instruction dictating another answer to one passage of every row; ``hijacked`` is the share of
     answers that contain the dictated answer. ``loglik=False`` leaves out MemoTrap's log-likelihood scoring of
     the test rows (generation accuracy, what MemoTrap is tuned and judged by, stays): it scores one row at a time
-    and takes hours for the three-stream copying methods on a laptop CPU."""
+    and takes hours for the three-stream copying methods on a laptop CPU. ``trusted`` declares every passage the
+    caller's own (``Document.trusted``; the data set's name gains ``+trusted``)."""
     grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -189,13 +193,13 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
                               "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
                                            "stop": "\n", "max_new_tokens": max_new_tokens,
                                            "validation_rows": validation_limit, "distractors": distractors,
-                                           "seed": seed, "inject": inject},
+                                           "seed": seed, "inject": inject, "trusted": trusted},
                               "datasets": {}}
     for path in data:
         dataset, result = _evaluate(decoder, path, methods, grids, ckpt, split=split, limit=limit,
                                     validation_limit=validation_limit, distractors=distractors, seed=seed,
                                     inject=inject, tune=tune, batch_size=batch_size, max_new_tokens=max_new_tokens,
-                                    resamples=resamples, loglik=loglik)
+                                    resamples=resamples, loglik=loglik, trusted=trusted)
         report["datasets"][dataset] = result
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass

@@ -39,6 +39,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "grounded_pmi_anchored": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
     "grounded_pmi_words": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
     "pmi_words_cut": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
+    "pmi_words_untrusting": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
     "pmi_anchored_fused_ends": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
     "pmi_anchored_ungated": PMI_GRID,
     "pmi_static": PMI_GRID,

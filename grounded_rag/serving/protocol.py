@@ -3,7 +3,7 @@ request into a :class:`Job` for the decoder.
 
 The extension lives in the same JSON body (the ``openai`` client sends it with ``extra_body=``):
 
-- ``documents``: the retrieved passages, each a string or ``{"text", "id", "title", "score"}``;
+- ``documents``: the retrieved passages, each a string or ``{"text", "id", "title", "score", "trusted"}``;
 - ``score_space``: what the scores are (``relevance`` = cosine similarity, the default; or a
   vector store's distance: ``l2``, ``cosine``, ``ip``, ``exp_l2``, ``exp_cosine``);
 - ``decoding``: any :class:`~grounded_rag.DecodingConfig` field (``method``, ``rho_max``, ``tau_r``,
@@ -20,7 +20,7 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
 from ..config import DecodingConfig, explain
 from ..errors import ConfigError, ContextWindowError, InputError
@@ -46,6 +46,7 @@ class DocumentIn(BaseModel):
     title: StrictStr | None = None
     score: float | None = Field(None, allow_inf_nan=False, description="retriever score in `score_space`")
     metadata: dict[str, Any] = Field(default_factory=dict)
+    trusted: StrictBool = Field(False, description="the client wrote this passage (Document.trusted), not retrieved")
 
 
 class GroundedFields(BaseModel):
@@ -190,7 +191,7 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
             docs.append(Document(text=d))
         else:
             docs.append(Document(text=d.text, id=None if d.id is None else str(d.id), title=d.title, score=d.score,
-                                 metadata=d.metadata))
+                                 metadata=d.metadata, trusted=d.trusted))
     given = [d.score for d in docs]
     if any(s is not None for s in given):
         if any(s is None for s in given):

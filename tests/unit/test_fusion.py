@@ -149,3 +149,28 @@ def test_a_copied_word_needs_no_question_support_and_is_not_cut():
     ends = torch.tensor([True, False, False, False])
     assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([True])), passed.log_q)
     assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([False])), lp_full)
+
+
+def test_a_trusted_row_is_anchored_cad_and_its_neighbours_are_untouched():
+    """The guarded default with ``trusted`` rows (the caller wrote every document): those rows are CAD's contrast at
+    trusted_beta, raising only document tokens, over the whole vocabulary; the other rows are the guarded rule's,
+    bit for bit, and no trusted row at all is the guarded rule."""
+    lp_full, lp_ret, lp_q = random_logp(2, 8, 11), random_logp(2, 8, 12), random_logp(2, 8, 13)
+    refs = torch.stack([lp_ret, lp_q], dim=1)
+    in_docs = torch.tensor([[True, False, True, False, True, False, False, True]] * 2)
+    none = torch.zeros(2, 8, dtype=torch.bool)
+    cfg = DecodingConfig(trusted_beta=1.5, pmi_gate=1.0)
+    words = get_method("grounded_pmi_words")
+    guarded = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none)
+    mixed = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=torch.tensor([True, False]))
+    assert torch.equal(mixed.log_q[1], guarded.log_q[1]) and mixed.rho[1] == guarded.rho[1]
+    boost = 1.5 * (lp_full[0] - lp_q[0])
+    expected = torch.log_softmax(lp_full[0] + torch.where(in_docs[0] | (boost < 0), boost, torch.zeros_like(boost)), -1)
+    assert torch.allclose(mixed.log_q[0], expected, atol=1e-6)
+    assert not torch.allclose(mixed.log_q[0], guarded.log_q[0], atol=1e-3), "the trusted rule must differ here"
+    assert float(mixed.rho[0]) == 1.5 and float(mixed.eta[0]) == 0.0
+    untrusted = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=None)
+    assert torch.equal(untrusted.log_q, guarded.log_q)
+    gated = get_method("grounded_pmi_gated")  # not anchored: the boost reaches every token
+    plain = gated.fuse(lp_full, refs, torch.ones(2), cfg, trusted=torch.tensor([True, True])).log_q
+    assert torch.allclose(plain, torch.log_softmax(lp_full + 1.5 * (lp_full - lp_q), -1), atol=1e-6)

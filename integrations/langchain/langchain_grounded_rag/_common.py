@@ -105,7 +105,7 @@ def to_documents(
         elif isinstance(doc, Mapping):
             if not str(doc.get("text") or "").strip():
                 raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-            out.append(Document(**{k: doc[k] for k in ("text", "title", "id", "metadata") if k in doc}))
+            out.append(Document(**{k: doc[k] for k in ("text", "title", "id", "metadata", "trusted") if k in doc}))
             score = doc.get("score")
         else:
             raise InputError(
