@@ -79,8 +79,8 @@ class DecodingConfig(BaseModel):
         2.0,
         description="grounded_pmi_gated / _anchored: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
     )
-    # MemoTrap validation (100 rows, its instruction declared the user's): 0.5 / 1 / 2 -> 49 / 55 / 62 of 100
-    # (docs/method-note.md section 13); CAD's own grid there: 49 / 59 / 61.
+    # MemoTrap validation (100 rows, its instruction declared the user's): 0.5 / 1 / 2 -> 49 / 55 / 62 of 100, CAD's own
+    # grid there 49 / 59 / 61; NQ-Swap validation with its passage declared trusted: 32 / 41 / 42 (method note §13).
     trusted_beta: float = Field(
         2.0,
         ge=0,

@@ -250,7 +250,7 @@ def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
     :class:`~grounded_rag.serving.client.GroundedClient` to rebuild the whole result)."""
     out = result.metadata()
     out["grounded"] = result.method != "standard"
-    fields = {"id", "title", "score"} | ({"text"} if with_trace else set())
+    fields = {"id", "title", "score", "trusted"} | ({"text"} if with_trace else set())
     out["documents"] = [d.model_dump(include=fields) for d in result.documents]
     out["dropped_document_ids"] = [d.id for d in result.dropped_documents]
     out["irrelevant_document_ids"] = [d.id for d in result.irrelevant_documents]

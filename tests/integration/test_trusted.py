@@ -108,3 +108,13 @@ def test_eval_trusted_keeps_its_records_apart(tmp_path):
     assert list(report["datasets"]) == ["memotrap_8+trusted"] and report["protocol"]["trusted"] is True
     keys = [json.loads(x)["key"] for x in (out / "generations.jsonl").read_text().splitlines()]
     assert keys and {k.split("|")[2] for k in keys} == {"memotrap_8+trusted"}
+
+
+def test_ask_trusted_from_the_command_line(capsys, decoder):
+    question = "Complete the proverb: Absence makes the heart grow"
+    args = ["ask", question, "--doc", INSTRUCTION, "--max-new-tokens", "6"]
+    assert main(args + ["--trusted"]) == 0
+    want = decoder.generate(question, [Document(text=INSTRUCTION, trusted=True)], max_new_tokens=6)
+    assert capsys.readouterr().out.splitlines()[0] == want.text
+    assert main(["ask", question, "--store", "nowhere", "--trusted"]) == 2
+    assert "--trusted declares the --doc passages" in capsys.readouterr().err
