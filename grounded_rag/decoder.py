@@ -120,7 +120,8 @@ class GroundedDecoder:
 
     def _relevant(self, question: str, docs: list[Document], config: DecodingConfig) -> list[int]:
         """Indices of the passages the question is about (``relevance_margin``; grounded_rag.relevance), and of the
-        trusted ones (the caller put them there), in order. The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third document)."""
+        trusted ones (the caller put them there), in order. The kept ones keep their numbers in the prompt ("Doc 3"
+        stays the caller's third document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs)))
         scores = self._score_relevance([_relevance_key(question, docs)])[0]
@@ -186,7 +187,8 @@ class GroundedDecoder:
         continuations and its log-likelihood scoring): ``datastores``, ``document_tokens``, ``copies`` (fresh) and
         ``trusted``, as :func:`grounded_rag.engine.decode`'s keyword arguments."""
         copies = self.copies(requests, method)
-        return {"datastores": self.datastores(requests, method), "document_tokens": self.document_tokens(requests, method, copies),
+        return {"datastores": self.datastores(requests, method),
+                "document_tokens": self.document_tokens(requests, method, copies),
                 "copies": copies, "trusted": [r.trusted for r in requests]}
 
     def datastores(self, requests: Sequence[Request], method: Method) -> list[Datastore] | None:

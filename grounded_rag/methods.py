@@ -328,7 +328,8 @@ def _trusted(fused: StepFusion, lp_full: torch.Tensor, lp_q: torch.Tensor, confi
     rows = trusted.unsqueeze(-1)
     beta = torch.full_like(fused.rho, config.trusted_beta)
     return replace(fused, log_q=torch.where(rows, torch.log_softmax(scores, dim=-1), fused.log_q),
-                   rho=torch.where(trusted, beta, fused.rho), eta=torch.where(trusted, torch.zeros_like(beta), fused.eta))
+                   rho=torch.where(trusted, beta, fused.rho),
+                   eta=torch.where(trusted, torch.zeros_like(beta), fused.eta))
 
 
 def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torch.Tensor:

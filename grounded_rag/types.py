@@ -24,7 +24,8 @@ class Document(BaseModel):
     id: str | None = None
     score: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-    trusted: bool = Field(False, strict=True, description="the caller wrote or vouches for this passage (not retrieved text)")
+    trusted: bool = Field(False, strict=True,
+                          description="the caller wrote or vouches for this passage (not retrieved text)")
 
     @field_validator("text")
     @classmethod

@@ -58,7 +58,8 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
 
 
-def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg, inputs: dict[str, Any] | None = None) -> list[str]:
+def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg,
+                 inputs: dict[str, Any] | None = None) -> list[str]:
     """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question; ``inputs`` are
     the batch's :meth:`GroundedDecoder.engine_inputs`."""
     rows = len(prompts) // method.streams

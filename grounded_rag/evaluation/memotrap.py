@@ -40,7 +40,8 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
         batch = todo[start:start + batch_size]
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
         prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
-        texts = decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg, decoder.engine_inputs(reqs, method))
+        texts = decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg,
+                             decoder.engine_inputs(reqs, method))
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
