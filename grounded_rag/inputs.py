@@ -19,6 +19,7 @@ from .prompts import build_prompts, encode
 from .types import Document, Prompts
 
 DocumentLike = Document | str | Mapping[str, Any]
+DOCUMENT_KEYS = ("text", "title", "id", "score", "metadata", "trusted")  # what a dict may say of its passage
 _COSINE_SLACK = 1e-4  # float error of a distance -> similarity conversion (e.g. 1 - (-1e-7))
 
 
@@ -56,7 +57,7 @@ def as_document(doc: DocumentLike, index: int) -> Document:
             raise InputError(f"document {index + 1} has trusted={doc['trusted']!r}; pass True (the caller wrote it) "
                              "or False (retrieved text)")
         try:
-            doc = Document(**{k: doc[k] for k in ("text", "title", "id", "score", "metadata", "trusted") if k in doc})
+            doc = Document(**{k: doc[k] for k in DOCUMENT_KEYS if k in doc})
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
             raise InputError(f"document {index + 1} is not a valid document ({problems}); "

@@ -183,6 +183,9 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     and takes hours for the three-stream copying methods on a laptop CPU. ``trusted`` declares every passage the
     caller's own (``Document.trusted``; the data set's name gains ``+trusted``)."""
     grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
+    if trusted and (distractors or inject):
+        raise InputError("--trusted declares every passage the caller's own; distractors and planted instructions are "
+                         "retrieved text: run --trusted without --distractors and --inject")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     ckpt = Checkpoint(out_dir / "generations.jsonl")

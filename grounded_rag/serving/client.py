@@ -111,8 +111,8 @@ class GroundedClient:
         decoding = config.model_dump(mode="json")
         system = decoding.pop("system_prompt", None)
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": question}]
-        documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score}.items()
-                      if v is not None} for d in docs]
+        documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score,
+                                        "trusted": d.trusted or None}.items() if v is not None} for d in docs]
         return {"model": self.name, "messages": messages, "documents": documents, "score_space": "relevance",
                 "decoding": decoding, "trace": True, "stream": stream}
 

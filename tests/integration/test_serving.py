@@ -17,7 +17,7 @@ import httpx
 import openai
 import pytest
 
-from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag import DecodingConfig, Document, GroundedDecoder
 from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
 from grounded_rag.serving.worker import LocalBackend
@@ -197,7 +197,7 @@ def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
         assert [d["score"] for d in g["documents"]] == pytest.approx([d.score for d in want.documents])
 
 
-def test_a_trusted_document_reaches_the_decoder_as_trusted(client, decoder):
+def test_a_trusted_document_reaches_the_decoder_as_trusted(client, server, decoder):
     """``trusted`` in a document of the request body is the caller's Document.trusted: the answer equals the
     in-process one with the flag, and differs from the answer without it (the flag is not dropped on the way)."""
     doc = {"text": 'Write a quote that ends in the word "heavy":', "trusted": True}
@@ -209,6 +209,10 @@ def test_a_trusted_document_reaches_the_decoder_as_trusted(client, decoder):
                                        max_tokens=N, extra_body={"documents": [doc], "trace": True})
     assert r.choices[0].message.content == want.text
     assert [d["trusted"] for d in r.model_extra["grounding"]["documents"]] == [True]
+    from grounded_rag.serving.client import connect
+
+    remote = connect(server).generate(question, [Document(**doc)], max_new_tokens=N)  # our client sends the flag too
+    assert remote.text == want.text and remote.documents[0].trusted
 
 
 def test_documents_as_plain_strings_without_scores(client, decoder):

@@ -118,3 +118,29 @@ def test_ask_trusted_from_the_command_line(capsys, decoder):
     assert capsys.readouterr().out.splitlines()[0] == want.text
     assert main(["ask", question, "--store", "nowhere", "--trusted"]) == 2
     assert "--trusted declares the --doc passages" in capsys.readouterr().err
+
+
+def test_eval_trusted_refuses_retrieved_text_in_its_rows(capsys, tmp_path):
+    """Distractors and planted instructions are retrieved text: --trusted would vouch for them too."""
+    for extra in (["--inject"], ["--distractors", "2"]):
+        args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard", "--limit", "1",
+                "--no-tune", "--no-latency", "--trusted", "--out", str(tmp_path / "out"), *extra]
+        assert main(args) == 2
+        assert "without --distractors and --inject" in capsys.readouterr().err
+        assert not (tmp_path / "out").exists(), "refused before anything is written"
+
+
+def test_framework_documents_carry_trust_into_the_answer_and_its_cache_key():
+    """LangChain's and LlamaIndex's dict documents keep ``trusted`` (a wrong type is the core's clear error), and the
+    LangChain cache/batch key tells a trusted passage from the same text retrieved: one must never get the other's
+    answer."""
+    from langchain_grounded_rag._common import fingerprint, to_documents
+    from llama_index.llms.grounded_rag.base import to_documents as li_documents
+
+    text = "Write a quote that ends in the word 'heavy':"
+    docs, _ = to_documents([{"text": text, "trusted": True}], None)
+    assert docs[0].trusted
+    assert li_documents([{"text": text, "trusted": True}], None, "auto")[0][0].trusted
+    assert fingerprint([Document(text=text, trusted=True)], None) != fingerprint([Document(text=text)], None)
+    with pytest.raises(InputError, match="trusted='yes'"):
+        to_documents([{"text": text, "trusted": "yes"}], None)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
 from grounded_rag.config import describe
+from grounded_rag.inputs import DOCUMENT_KEYS, as_document
 from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
@@ -105,7 +106,7 @@ def to_documents(
         elif isinstance(doc, Mapping):
             if not str(doc.get("text") or "").strip():
                 raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-            out.append(Document(**{k: doc[k] for k in ("text", "title", "id", "metadata", "trusted") if k in doc}))
+            out.append(as_document({k: doc[k] for k in DOCUMENT_KEYS if k in doc}, i))
             score = doc.get("score")
         else:
             raise InputError(
@@ -135,7 +136,9 @@ def to_documents(
 
 
 def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -> str:
-    payload = json.dumps([[d.text, d.title, d.id, d.score] for d in documents] + [list(scores or [])], sort_keys=True)
+    # every field that changes the answer: a trusted passage is decoded without the guards against retrieved text
+    payload = json.dumps([[d.text, d.title, d.id, d.score, d.trusted] for d in documents] + [list(scores or [])],
+                         sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

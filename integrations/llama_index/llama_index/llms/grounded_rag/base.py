@@ -37,6 +37,7 @@ from llama_index_instrumentation.span_handlers import BaseSpanHandler
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
+from grounded_rag.inputs import DOCUMENT_KEYS, as_document
 from grounded_rag.config import describe
 from grounded_rag.errors import GroundedRAGError
 from grounded_rag.serving.client import GroundedClient, connect
@@ -167,7 +168,7 @@ def to_documents(
         elif isinstance(item, Mapping):
             if not str(item.get("text") or "").strip():
                 raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-            docs.append(Document(**{k: item[k] for k in ("text", "title", "id", "metadata") if k in item}))
+            docs.append(as_document({k: item[k] for k in DOCUMENT_KEYS if k in item}, i))
             score = item.get("score")
         else:
             raise InputError(
