@@ -369,6 +369,21 @@ def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Te
     return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
 
 
+# The default; its ablations below are it with one part off.
+WORDS = Method(
+    "grounded_pmi_words",
+    BOTH,
+    "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
+    "answer copies from a document needs no question support, and the answer does not stop inside it; a "
+    "request whose documents the caller wrote all of (Document.trusted) is decoded with anchored CAD",
+    _pmi(gated=True, anchored=True, copying=True),
+    anchored=True,
+    full_ends=True,
+    copying=True,
+    finishes_words=True,
+    trusting=True,
+)
+
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
@@ -408,39 +423,12 @@ METHODS: dict[str, Method] = {
             full_ends=True,
             trusting=True,
         ),
-        Method(
-            "grounded_pmi_words",
-            BOTH,
-            "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
-            "answer copies from a document needs no question support, and the answer does not stop inside it; a "
-            "request whose documents the caller wrote all of (Document.trusted) is decoded with anchored CAD",
-            _pmi(gated=True, anchored=True, copying=True),
-            anchored=True,
-            full_ends=True,
-            copying=True,
-            finishes_words=True,
-            trusting=True,
-        ),
-        Method(
-            "pmi_words_cut",
-            BOTH,
-            "ablation of grounded_pmi_words: the answer may end or break off inside a word it copies",
-            _pmi(gated=True, anchored=True, copying=True),
-            anchored=True,
-            full_ends=True,
-            copying=True,
-            trusting=True,
-        ),
-        Method(
-            "pmi_words_untrusting",
-            BOTH,
-            "ablation of grounded_pmi_words: every document is read as retrieved text (Document.trusted ignored)",
-            _pmi(gated=True, anchored=True, copying=True),
-            anchored=True,
-            full_ends=True,
-            copying=True,
-            finishes_words=True,
-        ),
+        WORDS,
+        replace(WORDS, name="pmi_words_cut", finishes_words=False,
+                description="ablation of grounded_pmi_words: the answer may end or break off inside a word it copies"),
+        replace(WORDS, name="pmi_words_untrusting", trusting=False,
+                description="ablation of grounded_pmi_words: every document is read as retrieved text "
+                "(Document.trusted ignored)"),
         Method(
             "pmi_anchored_fused_ends",
             BOTH,
