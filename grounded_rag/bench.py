@@ -10,7 +10,9 @@ method, with the peak reset after loading the model (see :func:`generation_memor
 with the batch); ``batch8_decode_speedup`` is the decode phase alone. ``mixed_batch8_prefill_padded_over_ragged``
 compares the two prefill paths on 8 prompts of different lengths (1-5 documents). Every passage is read
 in the decode figures; ``relevance_filter_ms`` is the default relevance filter's scoring pass over the
-same passages (once per question, before the prefill; nothing per token).
+same passages (once per question, before the prefill; nothing per token). ``attribution_over_answer`` is what
+citations and the support score (grounded_rag.attribution, on by default) add to answering with the default method,
+as a share of the answer's own time (``answer_ms``, relevance filter and decode, ``answer_tokens`` long).
 """
 
 from __future__ import annotations
@@ -95,6 +97,21 @@ def _mixed_prefill_ms(decoder: GroundedDecoder, docs, ragged: bool) -> float:
     start = time.perf_counter()
     prefill(decoder.model, [ids for p, _ in batch for ids in p], 2, decoder.pad_id, ragged=ragged)
     return (time.perf_counter() - start) * 1000
+
+
+def _attribution_ms(decoder: GroundedDecoder, docs, new_tokens: int, repeats: int) -> tuple[float, float, int]:
+    """Medians of (ms to answer with the default, ms to answer and attribute it), interleaved, and the answer's
+    tokens: the same decode (the relevance filter included, its cache cleared each time), once without and once
+    with citations and the support score (grounded_rag.attribution)."""
+    plain, attributed = [], []
+    for _ in range(repeats):
+        for attribute, times in ((False, plain), (True, attributed)):
+            decoder.clear_cache()
+            start = time.perf_counter()
+            result = decoder.generate(QUESTION, docs, max_new_tokens=new_tokens, attribute=attribute,
+                                      support_threshold=None)
+            times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(plain), statistics.median(attributed), len(result.token_ids)
 
 
 def _relevance_ms(decoder: GroundedDecoder, docs) -> float:
@@ -217,6 +234,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         ragged_ms.append(_mixed_prefill_ms(decoder, docs, ragged=True))
 
     relevance_ms = statistics.median(_relevance_ms(decoder, docs) for _ in range(max(2, repeats // 2)))
+    answer_ms, attributed_ms, answer_tokens = _attribution_ms(decoder, docs, new_tokens, max(2, repeats // 2))
     mem_std = memory_in_subprocess(model, "standard", new_tokens)
     mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
     return {
@@ -238,6 +256,10 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
         "relevance_filter_ms": round(relevance_ms, 1),
         "relevance_filter_over_standard_prefill": round(relevance_ms / med["standard"][0], 2),
+        "answer_ms": round(answer_ms, 1),
+        "answer_tokens": answer_tokens,
+        "attribution_ms": round(attributed_ms - answer_ms, 1),
+        "attribution_over_answer": round((attributed_ms - answer_ms) / answer_ms, 3),
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),
         "batch8_speedup": round(batch_tps / single_tps, 2),

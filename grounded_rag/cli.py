@@ -35,6 +35,12 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
                         help="read every passage, however unrelated to the question (no relevance filter)")
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
+    parser.add_argument("--support-threshold", type=float,
+                        default=DecodingConfig.model_fields["support_threshold"].default,
+                        help="answer --abstention-text instead of an answer whose support (0-1) is below this; "
+                        "0 never abstains")
+    parser.add_argument("--abstention-text", default=DecodingConfig.model_fields["abstention_text"].default,
+                        help="what an abstaining answer says")
 
 
 def _config(ns: argparse.Namespace) -> DecodingConfig:
@@ -43,6 +49,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
         extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
+        support_threshold=ns.support_threshold, abstention_text=ns.abstention_text,
     )
 
 
@@ -69,6 +76,7 @@ def format_trace(result) -> str:
 
 def cmd_ask(ns: argparse.Namespace) -> int:
     from .decoder import GroundedDecoder
+    from .display import sources_text
 
     config = _config(ns)
     documents: list = list(ns.doc)
@@ -92,10 +100,13 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     decoder = GroundedDecoder.from_pretrained(ns.model)
     result = decoder.generate(ns.question, documents, scores=scores, config=config)
     print(result.text)
+    if not ns.no_sources:
+        print()
+        print(sources_text(result))
     if ns.trace:
         print()
         print(f"method={result.method}  trust r(x,D)={result.trust:.3f} ({result.trust_source})  "
-              f"finish={result.finish_reason}  citations={result.citations}  "
+              f"finish={result.finish_reason}  support={result.support}  "
               f"left out as irrelevant: {len(result.irrelevant_documents)} of "
               f"{len(result.documents) + len(result.irrelevant_documents) + len(result.dropped_documents)} passages")
         print(format_trace(result))
@@ -139,7 +150,8 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
-        inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted,
+        inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
+        support_threshold=ns.support_threshold,
     )
     return 0
 
@@ -180,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
     ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
     ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")
+    ask.add_argument("--no-sources", action="store_true",
+                     help="print the answer alone, without the passages it rests on and its support")
     _config_args(ask)
     ask.set_defaults(func=cmd_ask)
 
@@ -234,6 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--trusted", action="store_true",
                     help="declare every passage the caller's own (Document.trusted), e.g. MemoTrap's instruction, "
                          "which the user wrote; by default passages are read as retrieved text")
+    ev.add_argument("--unanswerable", action="store_true",
+                    help="also decode each file's unanswerable twin (every row's passages replaced by other rows', "
+                         "seeded): report the share of answers withheld there, and the support-threshold table on "
+                         "validation rows")
+    ev.add_argument("--support-threshold", type=float,
+                    default=DecodingConfig.model_fields["support_threshold"].default,
+                    help="score an answer whose support is below this as withheld (wrong), as the decoder would")
     ev.add_argument("--no-tune", action="store_true")
     ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")
     ev.add_argument("--no-loglik", action="store_true",

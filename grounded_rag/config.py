@@ -38,6 +38,8 @@ MethodName = Literal[
 TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
+# Chosen on validation rows only (docs/citations.md has the table and the command behind it).
+SUPPORT_THRESHOLD = 0.6
 
 
 class DecodingConfig(BaseModel):
@@ -114,6 +116,23 @@ class DecodingConfig(BaseModel):
         description="leave out documents whose question likelihood is more than this many nats per question token "
         "below the best document's (see grounded_rag.relevance); None keeps every document",
     )
+    attribute: bool = Field(
+        True,
+        description="cite, for every span of the answer, the passage and the span of it that supports it, and score "
+        "the answer's support (grounded_rag.attribution: one scoring pass after decoding); False skips both, and "
+        "abstention with them",
+    )
+    support_threshold: float | None = Field(
+        SUPPORT_THRESHOLD,
+        ge=0,
+        le=1,
+        description="withhold an answer whose support (0-1, GenerationResult.support) is below this and answer "
+        "abstention_text instead; a request none of whose passages can reach it is not decoded; None never abstains",
+    )
+    abstention_text: str = Field(
+        "The documents do not say.",
+        description="what an abstaining answer says (GenerationResult.abstained); a non-empty string",
+    )
     overflow: Literal["truncate", "error"] = Field(
         "truncate",
         description="prompt longer than the context window: drop lowest-score documents with a warning, or refuse",
@@ -150,6 +169,13 @@ class DecodingConfig(BaseModel):
     @classmethod
     def _system_is_text(cls, value: str, info: ValidationInfo) -> str:
         return unicode_text(value, info.field_name or "text")
+
+    @field_validator("abstention_text", mode="before")
+    @classmethod
+    def _abstention_is_text(cls, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("must be a non-empty string, e.g. 'The documents do not say.'")
+        return unicode_text(value, "abstention_text")
 
     @field_validator("rho_max")
     @classmethod

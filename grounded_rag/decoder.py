@@ -3,7 +3,6 @@ the context-window policy, runs the engine, and turns steps into text, traces an
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,27 +20,20 @@ from .inputs import DocumentLike, Request, check_scores, checked_request, fit_co
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
+from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, spelt_by, support,
+                          support_of, token_offsets)
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
-from .types import Document, GenerationResult, Prompts, TraceStep
+from .types import Citation, Document, GenerationResult, Prompts, TraceStep
 
-_CITATION = re.compile(r"\bDoc(?:ument)?s?\s*#?\s*(\d+)|\[(\d+)\]", re.IGNORECASE)
-
-
-def find_citations(text: str, n_documents: int) -> list[int]:
-    """1-based document numbers cited as ``Doc k`` or ``[k]``, in order of first mention."""
-    seen: list[int] = []
-    for match in _CITATION.finditer(text):
-        k = int(match.group(1) or match.group(2))
-        if 1 <= k <= n_documents and k not in seen:
-            seen.append(k)
-    return seen
+_Key = tuple[str, tuple[tuple[str | None, str], ...] | None]
 
 
-def _relevance_key(question: str, docs: Sequence[Document]) -> tuple[str, tuple[tuple[str | None, str], ...]]:
-    """What a relevance scoring depends on: the question and each passage's title and text."""
+def _relevance_key(question: str, docs: Sequence[Document]) -> _Key:
+    """What a relevance scoring depends on: the question and each passage's title and text (``None`` for the
+    question's baseline, read after no passage)."""
     return question, tuple((d.title, d.text) for d in docs)
 
 
@@ -72,7 +64,7 @@ class GroundedDecoder:
         self.eos_ids = self._eos_ids()
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
         # a question asked again over the same passages (a tuning grid, a retried request) is not scored again
-        self._relevance: OrderedDict[tuple[str, tuple[tuple[str | None, str], ...]], list[float]] = OrderedDict()
+        self._relevance: OrderedDict[_Key, list[float]] = OrderedDict()
         self._relevance_lock = threading.Lock()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
@@ -107,7 +99,7 @@ class GroundedDecoder:
         if scores is not None:  # results carry each document's score, however it was passed
             docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        keep = self._relevant(question, docs, config)
+        keep, likelihoods = self._relevant(question, docs, config)
         irrelevant = [d for i, d in enumerate(docs) if i not in keep]
         docs, numbers = [docs[i] for i in keep], [i + 1 for i in keep]
         scores = None if scores is None else [scores[i] for i in keep]
@@ -116,28 +108,46 @@ class GroundedDecoder:
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
         prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
                           references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
-        return Request(question, docs, scores, prompts, token_ids, trust, numbers, dropped, irrelevant)
+        relevance = None if likelihoods is None else [likelihoods[k - 1] for k in numbers]
+        return Request(question, docs, scores, prompts, token_ids, trust, numbers, dropped, irrelevant, relevance)
 
-    def _relevant(self, question: str, docs: list[Document], config: DecodingConfig) -> list[int]:
+    def _relevant(self, question: str, docs: list[Document], config: DecodingConfig
+                  ) -> tuple[list[int], list[float] | None]:
         """Indices of the passages the question is about (``relevance_margin``; grounded_rag.relevance), and of the
-        trusted ones (the caller put them there), in order. The kept ones keep their numbers in the prompt ("Doc 3"
-        stays the caller's third document)."""
+        trusted ones (the caller put them there), in order, with every passage's question likelihood (None where
+        the filter did not run). The kept ones keep their numbers in the prompt ("Doc 3" stays the caller's third
+        document)."""
         if config.relevance_margin is None or len(docs) < 2:
-            return list(range(len(docs)))
+            return list(range(len(docs))), None
         scores = self._score_relevance([_relevance_key(question, docs)])[0]
         kept = set(relevant(scores, config.relevance_margin))  # the caller's own passages are never left out
-        return [i for i, d in enumerate(docs) if i in kept or d.trusted]
+        return [i for i, d in enumerate(docs) if i in kept or d.trusted], scores
+
+    def question_gains(self, requests: Sequence[Request]) -> list[list[float]]:
+        """Per request, each kept passage's question gain: how much reading it makes the question likelier than no
+        passage, in nats per question token (grounded_rag.attribution). The filter's scores are reused; the rest,
+        and each question's baseline, are scored in one packed pass."""
+        keys = [_relevance_key(r.question, r.documents) for r in requests if r.relevance is None]
+        keys += [(r.question, None) for r in requests]
+        scored = dict(zip(keys, self._score_relevance(keys)))
+        out = []
+        for r in requests:
+            passages = r.relevance if r.relevance is not None else scored[_relevance_key(r.question, r.documents)]
+            baseline = scored[(r.question, None)][0]
+            out.append([p - baseline for p in passages])
+        return out
 
     RELEVANCE_CACHE = 1024  # (question, passages) scorings kept
 
-    def _score_relevance(self, keys: Sequence[tuple[str, tuple[tuple[str | None, str], ...]]]) -> list[list[float]]:
+    def _score_relevance(self, keys: Sequence[_Key]) -> list[list[float]]:
         """Each (question, passages)'s scores: the ones not remembered are scored together in one packed
         call, and all are remembered (most recent last; the decoder may be shared by threads)."""
         with self._relevance_lock:
             known = {k: self._relevance[k] for k in keys if k in self._relevance}
         todo = list(dict.fromkeys(k for k in keys if k not in known))
         if todo:
-            requests = [(q, [Document(title=title, text=text) for title, text in passages]) for q, passages in todo]
+            requests = [(q, None if passages is None else [Document(title=title, text=text) for title, text in passages])
+                        for q, passages in todo]
             known.update(zip(todo, question_likelihoods(self.model, self.tokenizer, requests, self.pad_id)))
         with self._relevance_lock:
             for key in keys:
@@ -260,22 +270,50 @@ class GroundedDecoder:
                 r.text = r.text[:cut]
                 r.finish = "stop"
 
-    def _result(self, r: _Running, method: Method) -> GenerationResult:
+    def _results(self, running: Sequence[_Running], method: Method, config: DecodingConfig,
+                 gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
+        """The results of a batch: its answers, their citations and support (one scoring pass for the batch), and
+        abstention where no passage supports an answer (``gains``: :meth:`question_gains`; None: attribution off)."""
+        answers = [Answer(r.request.question, r.request.documents, r.request.numbers, r.tokens, r.text.strip())
+                   for r in running]
+        if gains is not None:
+            decoded = [a for a, r in zip(answers, running) if r.finish != "abstain"]
+            evidence = iter(passage_evidence(self.model, self.tokenizer, self.pad_id, decoded, config))
+        out = []
+        for r, answer, g in zip(running, answers, gains if gains is not None else [None] * len(running)):
+            cited = [k for k in find_citations(answer.text, max(answer.numbers)) if k in answer.numbers]
+            citations, support_ = model_citations(answer, cited), None
+            if g is not None and r.finish != "abstain":
+                offsets = token_offsets(self.tokenizer, answer.token_ids, answer.text)
+                found = cite(answer, next(evidence), offsets, g)
+                citations = sorted(found + citations, key=lambda c: (c.answer_start, c.kind == "model"))
+                support_ = support(answer, found, g)
+            elif g is not None:
+                support_ = round(support_of(max(g)), 4)
+            out.append(self._result(r, method, answer.text, citations, support_, config))
+        return out
+
+    def _result(self, r: _Running, method: Method, text: str, citations: list[Citation], support_: float | None,
+                config: DecodingConfig) -> GenerationResult:
         req = r.request
+        withheld = r.finish == "abstain" or _abstains(config, support_, req)
         return GenerationResult(
-            text=r.text.strip(),
+            text=config.abstention_text if withheld else text,
             token_ids=r.tokens,
             trace=r.trace,
             trust=req.trust,
             trust_source="scores" if req.scores is not None else "no scores: trust fixed to 1",
             method=method.name,
-            finish_reason=r.finish or "length",
+            finish_reason="abstain" if withheld else r.finish or "length",
             prompts=req.prompts,
             documents=req.documents,
             dropped_documents=req.dropped,
             irrelevant_documents=req.irrelevant,
             document_numbers=req.numbers,
-            citations=[k for k in find_citations(r.text, max(req.numbers)) if k in req.numbers],
+            citations=[] if withheld else citations,
+            support=support_,
+            abstained=withheld,
+            unsupported_answer=text if withheld and r.finish != "abstain" else None,
         )
 
     @staticmethod
@@ -326,10 +364,17 @@ class GroundedDecoder:
         prepared = [
             self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
         ]
-        running: list[_Running] = []
-        for running in self._run(prepared, cfg, method, **engine):
-            pass
-        return [self._result(r, method) for r in running]
+        gains = self.question_gains(prepared) if cfg.attribute else None
+        running = [_Running(r) for r in prepared]
+        todo = [i for i, r in enumerate(prepared) if gains is None or not _abstains(cfg, support_of(max(gains[i])), r)]
+        for i in set(range(len(prepared))) - set(todo):
+            running[i].finish = "abstain"  # no passage is about the question: nothing to decode
+        if todo:
+            for decoded in self._run([prepared[i] for i in todo], cfg, method, **engine):
+                pass
+            for i, r in zip(todo, decoded):
+                running[i] = r
+        return self._results(running, method, cfg, gains)
 
     def stream(
         self,
@@ -356,18 +401,36 @@ class GroundedDecoder:
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
         request = self.prepare(question, documents, scores, cfg, method)
+        gains = self.question_gains([request]) if cfg.attribute else None
+        if gains is not None and _abstains(cfg, support_of(max(gains[0])), request):
+            final = self._results([_Running(request, finish="abstain")], method, cfg, gains)[0]
+            yield final.text, final
+            return
+        # with abstention on, nothing is shown until the answer rests on a passage that supports it (a complete
+        # word spelt by one): text that may yet be withheld is never streamed
+        held = gains is not None and _abstains(cfg, 0.0, request)
+        strong = [d.text for d, g in zip(request.documents, gains[0])
+                  if not _abstains(cfg, support_of(g), request)] if gains is not None else []
         sent = ""
         running: list[_Running] = []
         for running in self._run([request], cfg, method):
             r = running[0]
             text = r.text.lstrip() if r.finish is None else r.text.strip()
             safe = _stable_prefix(text, cfg.stop) if r.finish is None else text
-            if len(safe) > len(sent) and safe.startswith(sent):
+            held = held and not spelt_by(safe, strong, complete=True)
+            if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
-        final = self._result(running[0], method)
+        final = self._results(running, method, cfg, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
+
+
+def _abstains(config: DecodingConfig, support_: float | None, request: Request) -> bool:
+    """An answer with this support is withheld: abstention is on, the support is below its threshold, and the
+    request reads retrieved text (passages the caller wrote all of may be instructions, about anything)."""
+    threshold = config.support_threshold
+    return threshold is not None and support_ is not None and support_ < threshold and not request.trusted
 
 
 @lru_cache(maxsize=4)

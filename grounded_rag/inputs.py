@@ -36,6 +36,8 @@ class Request:
     numbers: list[int]  # each document's 1-based position in the caller's list (its "Doc k" in the prompt)
     dropped: list[Document] = field(default_factory=list)
     irrelevant: list[Document] = field(default_factory=list)
+    # each kept document's question likelihood (grounded_rag.relevance), where the relevance filter scored them
+    relevance: list[float] | None = None
 
     @property
     def trusted(self) -> bool:

@@ -21,6 +21,7 @@ from .types import Document
 
 SYSTEM = "You are a helpful assistant."
 INSTRUCTION = "Write a question that this passage answers."
+BASELINE = "Write a question."
 PASSAGE_TOKENS = 512  # a passage's head is enough to say what it is about, and keeps the scoring pass short
 
 
@@ -43,18 +44,27 @@ def question_likelihood(
 
 def question_likelihoods(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
-    requests: Sequence[tuple[str, Sequence[Document]]], pad_id: int,
+    requests: Sequence[tuple[str, Sequence[Document] | None]], pad_id: int,
 ) -> list[list[float]]:
     """:func:`question_likelihood` for many questions at once: every passage of every request in one
-    scoring call, so a batch's short passages share forward passes."""
-    pairs = [(relevance_prompt(tokenizer, d), encode_text(tokenizer, question.strip()))
-             for question, documents in requests for d in documents]
+    scoring call, so a batch's short passages share forward passes. A request whose documents are ``None`` gets one
+    value: the question's likelihood after no passage at all (:func:`baseline_prompt`), which a passage's is read
+    against (:func:`grounded_rag.attribution.support_of`)."""
+    pairs = [(relevance_prompt(tokenizer, d) if d is not None else baseline_prompt(tokenizer),
+              encode_text(tokenizer, question.strip()))
+             for question, documents in requests for d in (documents if documents is not None else [None])]
     means = [float(lp.mean()) for lp in continuation_log_probs(model, pairs, pad_id)]
     out, start = [], 0
     for _, documents in requests:
-        out.append(means[start : start + len(documents)])
-        start += len(documents)
+        n = len(documents) if documents is not None else 1
+        out.append(means[start : start + n])
+        start += n
     return out
+
+
+def baseline_prompt(tokenizer: PreTrainedTokenizerBase) -> list[int]:
+    """The prompt a question's likelihood is read against: the same request with no passage."""
+    return encode(tokenizer, render(tokenizer, SYSTEM, BASELINE))
 
 
 def relevant(likelihoods: Sequence[float], margin: float) -> list[int]:

@@ -57,6 +57,27 @@ class Prompts(BaseModel):
     shared_prefix_tokens: int = 0
 
 
+class Citation(BaseModel):
+    """One span of the answer and the passage that supports it, computed by the decoder (``kind`` "copy": the
+    passage spells the span word for word; "evidence": reading the passage raised the span's tokens, though it
+    does not spell them) or written by the model ("model": a "[k]" or "Doc k" in the answer text)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    answer_start: int = Field(description="the span's first character in the answer text")
+    answer_end: int = Field(description="one past the span's last character in the answer text")
+    document: int = Field(description="the passage's 1-based number in the caller's list (its 'Doc k')")
+    document_id: str | None = None
+    title: str | None = None
+    source: str | None = Field(None, description="the passage's metadata source (file, URL), where it has one")
+    start: int | None = Field(None, description="the supporting span's first character in the passage text")
+    end: int | None = Field(None, description="one past the supporting span's last character in the passage text")
+    quote: str = Field("", description="the passage's text at [start, end): what the answer span rests on")
+    kind: Literal["copy", "evidence", "model"] = "copy"
+    evidence: float | None = Field(
+        None, description="mean log-probability gain of the span's tokens from reading this passage alone, in nats")
+
+
 class GenerationResult(BaseModel):
     """Everything one ``generate`` call produced, so users can audit the grounding."""
 
@@ -66,7 +87,8 @@ class GenerationResult(BaseModel):
     trust: float
     trust_source: Literal["scores", "no scores: trust fixed to 1"]
     method: str
-    finish_reason: Literal["eos", "stop", "length"]
+    finish_reason: Literal["eos", "stop", "length", "abstain"] = Field(
+        description="'abstain': no passage supports an answer, and the text is DecodingConfig.abstention_text")
     prompts: Prompts
     documents: list[Document]
     dropped_documents: list[Document] = Field(default_factory=list, description="left out to fit the context window")
@@ -78,12 +100,26 @@ class GenerationResult(BaseModel):
         description="each document's 1-based position in the caller's list: the 'Doc k' the prompt shows it as "
         "(1..n unless documents were left out); empty means 1..n",
     )
-    citations: list[int] = Field(default_factory=list, description="1-based Doc numbers the answer cites")
+    citations: list[Citation] = Field(
+        default_factory=list,
+        description="each answer span and the passage span it rests on, left to right (grounded_rag.attribution)")
+    support: float | None = Field(
+        None, description="0-1: how much the best passage the answer rests on is about the question; 0.5 = no more "
+        "than no passage; None when DecodingConfig.attribute is off")
+    abstained: bool = Field(False, description="no passage supports an answer: the text says so instead")
+    unsupported_answer: str | None = Field(
+        None, description="the answer the decoder withheld by abstaining (None if it abstained before decoding)")
+
+    @property
+    def numbers(self) -> list[int]:
+        """Each document's caller-side number ('Doc k')."""
+        return self.document_numbers or list(range(1, len(self.documents) + 1))
 
     @property
     def cited_documents(self) -> list[Document]:
-        numbers = self.document_numbers or list(range(1, len(self.documents) + 1))
-        return [self.documents[numbers.index(k)] for k in self.citations if k in numbers]
+        """The documents the answer cites, in order of first citation."""
+        cited = list(dict.fromkeys(c.document for c in self.citations))
+        return [self.documents[self.numbers.index(k)] for k in cited if k in self.numbers]
 
     def metadata(self) -> dict[str, Any]:
         """The result's grounding facts as plain data, for framework metadata fields."""
@@ -92,13 +128,22 @@ class GenerationResult(BaseModel):
             "trust_source": self.trust_source,
             "method": self.method,
             "finish_reason": self.finish_reason,
-            "citations": self.citations,
+            "citations": [c.model_dump() for c in self.citations],
+            "cited_documents": list(dict.fromkeys(c.document for c in self.citations)),
             "cited_document_ids": [d.id for d in self.cited_documents],
+            "support": self.support,
+            "abstained": self.abstained,
+            "unsupported_answer": self.unsupported_answer,
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),
             "document_numbers": self.document_numbers,
         }
+
+    def _repr_html_(self) -> str:
+        from .display import result_html  # noqa: PLC0415 - notebooks only
+
+        return result_html(self)
 
     def trace_summary(self) -> dict[str, float]:
         """Means and maxima of the per-token grounding signals (for framework metadata)."""

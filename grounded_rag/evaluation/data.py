@@ -28,6 +28,15 @@ class Example:
     answer_index: int | None = None
     scores: list[float] | None = None
     injected: str | None = None  # the answer an instruction planted in a document asks for (see add_injection)
+    # indices of the row's own passages among ``documents`` (None: all of them); distractors and the passages of
+    # an unanswerable twin are not the row's own
+    gold: list[int] | None = None
+    unanswerable: bool = False  # the row's own passages were replaced by other rows' (make_unanswerable)
+
+    @property
+    def gold_numbers(self) -> set[int]:
+        """The 1-based numbers ("Doc k") of the row's own passages: what a citation should name."""
+        return {i + 1 for i in (self.gold if self.gold is not None else range(len(self.documents)))}
 
 
 def load_examples(path: str | Path) -> list[Example]:
@@ -82,10 +91,32 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
             if question != own and doc["text"] not in texts:
                 picked.append(doc)
                 texts.add(doc["text"])
-        docs = list(ex.documents)
+        own_ids = ex.gold if ex.gold is not None else range(len(ex.documents))
+        docs: list[tuple[dict[str, Any], bool]] = [(d, i in own_ids) for i, d in enumerate(ex.documents)]
         for doc in picked:
-            docs.insert(rng.randrange(len(docs) + 1), doc)
-        out.append(replace(ex, documents=docs, scores=None))
+            docs.insert(rng.randrange(len(docs) + 1), (doc, False))
+        out.append(replace(ex, documents=[d for d, _ in docs], scores=None,
+                           gold=[i for i, (_, own) in enumerate(docs) if own]))
+    return out
+
+
+def make_unanswerable(examples: Sequence[Example], pool: Sequence[Example], seed: int = 0) -> list[Example]:
+    """Each example with every passage replaced by a passage of another question from ``pool`` (as many as it
+    had, seeded per example id), none of which contains one of its gold answers: a question its passages do not
+    answer, so the right output is abstention (``grounded-rag eval --unanswerable``)."""
+    donors = [(normalize_answer(ex.question), d) for ex in pool for d in ex.documents]
+    out = []
+    for ex in examples:
+        rng = random.Random(f"unanswerable:{seed}:{ex.id}")
+        own = normalize_answer(ex.question)
+        answers = [f" {normalize_answer(a)} " for a in ex.answers + ex.parametric_answer if normalize_answer(a)]
+        picked: list[dict[str, Any]] = []
+        while len(picked) < len(ex.documents):
+            question, doc = donors[rng.randrange(len(donors))]
+            text = f" {normalize_answer(doc['text'])} "
+            if question != own and doc not in picked and not any(a in text for a in answers):
+                picked.append(doc)
+        out.append(replace(ex, documents=picked, scores=None, gold=[], unanswerable=True))
     return out
 
 

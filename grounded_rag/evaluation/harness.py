@@ -10,34 +10,56 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
+from ..config import SUPPORT_THRESHOLD
 from ..decoder import GroundedDecoder
 from ..errors import InputError
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .checkpoint import Checkpoint, write_atomic
-from .data import Example, add_distractors, add_injection, load_examples, mark_trusted, split_examples
+from .data import (Example, add_distractors, add_injection, load_examples, make_unanswerable, mark_trusted,
+                   split_examples)
 from .generation import closed_book, generate_records
 from .memotrap import generation_scores, loglik_correct, memotrap_generations
-from .metrics import citation_scores, evidence_support, exact_match, substring_match, token_f1
-from .protocol import ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROTOCOL, method_grid
+from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
+from .protocol import (ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROMPTED, PROMPTED_ABSTENTION, PROTOCOL,
+                       method_grid)
 from .report import plot, to_markdown
 
 
-def score_record(rec: dict[str, Any], ex: Example, closed: str | None) -> dict[str, float]:
+def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold: float | None = None,
+                 prompted: bool = False) -> dict[str, float]:
+    """One answer's metrics. It is withheld where the product would withhold it: its support below ``threshold``
+    (the decoder's rule; passages the caller wrote all of are never withheld), or, for a ``+prompted`` method, where
+    the model wrote the instructed abstention. A withheld answer counts as wrong."""
+    raw = rec["text"]
+    trusted = bool(ex.documents) and all(d.get("trusted") for d in ex.documents)
+    if prompted:
+        withheld = says_abstention(raw, PROMPTED_ABSTENTION)
+    else:
+        support = rec.get("support")
+        withheld = threshold is not None and support is not None and support < threshold and not trusted
+    text = "" if withheld else raw
     docs = [d["text"] for d in ex.documents]
-    text = rec["text"]
     m: dict[str, float] = {
         "em": exact_match(text, ex.answers),
         "f1": token_f1(text, ex.answers),
         "substring": substring_match(text, ex.answers),
         "evidence_support": evidence_support(text, docs),
         "tokens": float(rec["tokens"]),
+        "abstention": float(withheld),
     }
-    m["citation_precision"], m["citation_recall"] = citation_scores(text, docs, ex.answers)
+    if not ex.unanswerable and not prompted and substring_match(raw, ex.answers):
+        m["false_abstention"] = float(withheld)  # of the answers that were right
+    if not withheld and m["substring"] and rec.get("citations") is not None:  # right answers: are they cited right?
+        cited = {k for _, _, k, kind in rec["citations"] if kind != "model"}
+        written = {k for _, _, k, kind in rec["citations"] if kind == "model"}
+        m["citation_precision"], m["citation_recall"] = cited_scores(cited, ex.gold_numbers)
+        m["model_citation_precision"], m["model_citation_recall"] = cited_scores(written, ex.gold_numbers)
     if ex.conflict and ex.parametric_answer:
         m["context_following"] = substring_match(text, ex.answers)
         m["memorization"] = substring_match(text, ex.parametric_answer)
@@ -100,55 +122,95 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
     return table
 
 
-def _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens, closed, memotrap,
-                 loglik) -> tuple[dict[str, list[float]], list[dict]]:
+@dataclass(frozen=True)
+class EvalRun:
+    """What every data file of one ``grounded-rag eval`` run shares."""
+
+    decoder: GroundedDecoder
+    grids: dict[str, tuple[str, list[dict[str, Any]]]]
+    ckpt: Checkpoint
+    split: str = "test"
+    limit: int | None = None
+    validation_limit: int = 100
+    distractors: int = 0
+    seed: int = 0
+    inject: bool = False
+    trusted: bool = False
+    unanswerable: bool = False
+    tune: bool = True
+    batch_size: int = 8
+    max_new_tokens: int = 16
+    resamples: int = 10_000
+    loglik: bool = True
+    threshold: float | None = SUPPORT_THRESHOLD
+
+
+def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) -> tuple[dict[str, list[float]], list]:
     """Each metric's per-row values on the test rows, and the generation records (for timing)."""
+    method = run.grids[spec][0]
     if memotrap:
-        gens = generation_scores(memotrap_generations(decoder, test, dataset, method, params, ckpt, batch_size), test)
-        if not loglik:
+        gens = generation_scores(memotrap_generations(run.decoder, test, dataset, method, params, run.ckpt,
+                                                      run.batch_size), test)
+        if not run.loglik:
             return gens, []
-        lls = [loglik_correct(decoder, ex, method, params, ckpt, dataset)
+        lls = [loglik_correct(run.decoder, ex, method, params, run.ckpt, dataset)
                for ex in tqdm(test, desc=f"{dataset}: {method}", leave=False)]
         return {"loglik_accuracy": lls, **gens}, []
-    recs = generate_records(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens,
+    recs = generate_records(run.decoder, test, dataset, method, params, run.ckpt, run.batch_size, run.max_new_tokens,
                             f"{dataset}: {method}")
-    rows = [score_record(r, ex, closed[ex.id]) for r, ex in zip(recs, test)]
+    rows = [score_record(r, ex, closed[ex.id], run.threshold, PROMPTED in spec) for r, ex in zip(recs, test)]
     return {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}, recs
 
 
-def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_limit, distractors, seed, inject, tune,
-              batch_size, max_new_tokens, resamples, loglik, trusted=False) -> tuple[str, dict[str, Any]]:
-    """One data file: every method tuned on its validation rows and scored on its test rows, with paired
-    Δs against standard decoding on the file's main metric (substring; MemoTrap: generation accuracy)."""
+def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Example], list[Example], list[Example]]:
+    """A data file's name in the report (with its variant's suffixes), all its rows, its test and validation rows."""
     examples = load_examples(path)
-    dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "") + ("+injected" if inject else "")
-               + ("+trusted" if trusted else ""))
-    memotrap = all(ex.choices for ex in examples[:5])
-    if memotrap and any(EXTRACTIVE in spec for spec in methods):
-        raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than copy a document; "
-                         f"evaluate it without {EXTRACTIVE!r}")
-    test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
-    validation = split_examples(examples, "validation")[:validation_limit]
-    if distractors and not memotrap:
-        test, validation = (add_distractors(rows, examples, distractors, seed) for rows in (test, validation))
-    if inject and not memotrap:
-        test, validation = (add_injection(rows, seed) for rows in (test, validation))
-    if trusted:
+    dataset = (Path(path).stem + (f"+{run.distractors}distractors" if run.distractors else "")
+               + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else ""))
+    memotrap = _memotrap(examples)
+    if memotrap and any(EXTRACTIVE in spec or PROMPTED in spec for spec in methods):
+        raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
+                         f"evaluate it without {EXTRACTIVE!r} and {PROMPTED!r}")
+    test = split_examples(examples, run.split)[:run.limit] if run.limit else split_examples(examples, run.split)
+    validation = split_examples(examples, "validation")[:run.validation_limit]
+    if run.distractors and not memotrap:
+        test, validation = (add_distractors(rows, examples, run.distractors, run.seed) for rows in (test, validation))
+    if run.inject and not memotrap:
+        test, validation = (add_injection(rows, run.seed) for rows in (test, validation))
+    if run.trusted:
         test, validation = mark_trusted(test), mark_trusted(validation)
-    closed = None if memotrap else closed_book(decoder, test, dataset, ckpt, batch_size, max_new_tokens)
-    idx = resample_indices(len(test), resamples)
+    return dataset, examples, test, validation
+
+
+def _memotrap(examples: Sequence[Example]) -> bool:
+    return all(ex.choices for ex in examples[:5])
+
+
+def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[Example], methods: Sequence[str],
+              chosen: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One data set: every method tuned on its validation rows (or at the ``chosen`` settings: an unanswerable
+    twin is decoded at its file's) and scored on its test rows, with paired Δs against standard decoding on the
+    file's main metric (substring; MemoTrap: generation accuracy)."""
+    memotrap = _memotrap(test)
+    closed = None if memotrap else closed_book(run.decoder, test, dataset, run.ckpt, run.batch_size,
+                                                run.max_new_tokens)
+    idx = resample_indices(len(test), run.resamples)
 
     def indices(n: int):  # the test split's shared draws; a subset (the *_known metrics) draws its own
-        return idx if n == len(test) else resample_indices(n, resamples)
+        return idx if n == len(test) else resample_indices(n, run.resamples)
 
     per_method: dict[str, Any] = {}
     values: dict[str, dict[str, list[float]]] = {}
     for spec in methods:
-        method, grid = grids[spec]
-        params, tuning = (_tune(decoder, validation, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap)
-                          if tune else (grid[len(grid) // 2], []))
-        vals, recs = _test_scores(decoder, test, dataset, method, params, ckpt, batch_size, max_new_tokens, closed,
-                                  memotrap, loglik)
+        method, grid = run.grids[spec]
+        if chosen is not None:
+            params, tuning = chosen[spec], []
+        elif run.tune:
+            params, tuning = _tune(run.decoder, validation, dataset, method, grid, run.ckpt, run.batch_size,
+                                   run.max_new_tokens, memotrap)
+        else:
+            params, tuning = grid[len(grid) // 2], []
+        vals, recs = _test_scores(run, test, dataset, spec, params, closed, memotrap)
         values[spec] = vals
         per_method[spec] = {
             "params": params, "tuning": tuning,
@@ -157,22 +219,48 @@ def _evaluate(decoder, path, methods, grids, ckpt, *, split, limit, validation_l
             "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
             "n": len(test),
         }
-    main = _main_metric(memotrap)
+    main = "abstention" if test and all(ex.unanswerable for ex in test) else _main_metric(memotrap)
     if "standard" in values:
         for method in methods:
             diffs = {k: paired_difference_ci(v, values["standard"][k], indices(len(v)))  # same rows for both
                      for k, v in values[method].items()
                      if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
             per_method[method].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
-    return dataset, {"n_test": len(test), "n_validation": len(validation) if tune else 0, "main_metric": main,
-                     "methods": per_method}
+    return {"n_test": len(test), "n_validation": len(validation) if run.tune and chosen is None else 0,
+            "main_metric": main, "methods": per_method}
+
+
+THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(9)]  # the support thresholds the validation table reads
+
+
+def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin: str, twin_validation: list[Example],
+                     spec: str, params: dict[str, Any]) -> list[dict[str, float]]:
+    """For each support threshold in ``THRESHOLDS``, on validation rows only: the share of the unanswerable twin's
+    answers withheld, and of the answerable rows' right answers (and of all their answers) withheld. The
+    default threshold is read off this table (docs/citations.md)."""
+    method = run.grids[spec][0]
+    answerable = generate_records(run.decoder, validation, dataset, method, params, run.ckpt, run.batch_size,
+                                  run.max_new_tokens, f"{dataset}: validation {method}")
+    unanswerable = generate_records(run.decoder, twin_validation, twin, method, params, run.ckpt, run.batch_size,
+                                    run.max_new_tokens, f"{twin}: validation {method}")
+    right = [r["support"] for r, ex in zip(answerable, validation) if substring_match(r["text"], ex.answers)]
+    every = [r["support"] for r in answerable]
+    twin_supports = [r["support"] for r in unanswerable]
+
+    def below(values: list[float], t: float) -> float:
+        return sum(v < t for v in values) / len(values) if values else 0.0
+
+    return [{"threshold": t, "unanswerable_withheld": below(twin_supports, t), "right_withheld": below(right, t),
+             "answerable_withheld": below(every, t), "right": len(right), "rows": len(validation)}
+            for t in THRESHOLDS]
 
 
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
-             loglik: bool = True, trusted: bool = False) -> dict[str, Any]:
+             loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
+             support_threshold: float | None = SUPPORT_THRESHOLD) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -181,37 +269,47 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     answers that contain the dictated answer. ``loglik=False`` leaves out MemoTrap's log-likelihood scoring of
     the test rows (generation accuracy, what MemoTrap is tuned and judged by, stays): it scores one row at a time
     and takes hours for the three-stream copying methods on a laptop CPU. ``trusted`` declares every passage the
-    caller's own (``Document.trusted``; the data set's name gains ``+trusted``)."""
+    caller's own (``Document.trusted``; the data set's name gains ``+trusted``). ``unanswerable`` also decodes every
+    file's unanswerable twin (each row's passages replaced by other rows': the data set ``+unanswerable``, whose main
+    metric is the share of answers withheld) at the settings tuned on the file, and reports the abstention table of
+    :func:`abstention_table`. An answer whose support is below ``support_threshold`` is scored as withheld (wrong)."""
     grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
-    if trusted and (distractors or inject):
-        raise InputError("--trusted declares every passage the caller's own; distractors and planted instructions are "
-                         "retrieved text: run --trusted without --distractors and --inject")
+    if trusted and (distractors or inject or unanswerable):
+        raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
+                         "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
+                         "--unanswerable")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    ckpt = Checkpoint(out_dir / "generations.jsonl")
-    decoder = GroundedDecoder.from_pretrained(model)
+    run = EvalRun(GroundedDecoder.from_pretrained(model), grids, Checkpoint(out_dir / "generations.jsonl"), split,
+                  limit, validation_limit, distractors, seed, inject, trusted, unanswerable, tune, batch_size,
+                  max_new_tokens, resamples, loglik, support_threshold)
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
-    report: dict[str, Any] = {"model": decoder.name, "split": split, "grids": {m: g for m, (_, g) in grids.items()},
+    report: dict[str, Any] = {"model": run.decoder.name, "split": split,
+                              "grids": {m: g for m, (_, g) in grids.items()},
                               "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
                                            "stop": "\n", "max_new_tokens": max_new_tokens,
                                            "validation_rows": validation_limit, "distractors": distractors,
-                                           "seed": seed, "inject": inject, "trusted": trusted},
+                                           "seed": seed, "inject": inject, "trusted": trusted,
+                                           "unanswerable": unanswerable, "support_threshold": support_threshold},
                               "datasets": {}}
     for path in data:
-        dataset, result = _evaluate(decoder, path, methods, grids, ckpt, split=split, limit=limit,
-                                    validation_limit=validation_limit, distractors=distractors, seed=seed,
-                                    inject=inject, tune=tune, batch_size=batch_size, max_new_tokens=max_new_tokens,
-                                    resamples=resamples, loglik=loglik, trusted=trusted)
-        report["datasets"][dataset] = result
+        dataset, examples, test, validation = _rows(run, path, methods)
+        result = report["datasets"][dataset] = _evaluate(run, dataset, test, validation, methods)
+        if unanswerable and not _memotrap(examples):
+            twin = dataset + "+unanswerable"
+            twin_test, twin_validation = (make_unanswerable(rows, examples, seed) for rows in (test, validation))
+            chosen = {spec: m["params"] for spec, m in result["methods"].items()}
+            report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
+            report.setdefault("abstention", {})[dataset] = {
+                spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
+                for spec in methods if PROMPTED not in spec}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
-        report["latency"] = latency_table(decoder, names, load_examples(data[0])[0], model)
+        report["latency"] = latency_table(run.decoder, names, load_examples(data[0])[0], model)
     write_atomic(out_dir / "report.json", json.dumps(report, indent=2))
     markdown = to_markdown(report)
     write_atomic(out_dir / "report.md", markdown)
     plot(report, out_dir)
     print(markdown)
     return report
-
-

@@ -7,7 +7,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
-from ..decoder import find_citations
+from ..attribution import find_citations
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
@@ -77,3 +77,16 @@ def choice_generated(generation: str, choices: Sequence[str]) -> int | None:
     first = _first_word(generation)
     matches = [k for k, c in enumerate(choices) if first and _first_word(c) == first]
     return matches[0] if len(matches) == 1 else None
+
+
+def cited_scores(cited: set[int], gold: set[int]) -> tuple[float, float]:
+    """(precision, recall) of the passages an answer cites against the row's own passages (0 precision when it
+    cites none)."""
+    hit = len(cited & gold)
+    return (hit / len(cited) if cited else 0.0), (hit / len(gold) if gold else 0.0)
+
+
+def says_abstention(text: str, abstention: str) -> bool:
+    """The answer is the abstention sentence (a prompted model's "The documents do not say.", however wrapped)."""
+    said, target = normalize_answer(text), normalize_answer(abstention)
+    return bool(target) and target in said

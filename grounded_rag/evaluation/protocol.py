@@ -16,7 +16,8 @@ from ..errors import InputError
 # the answer (base models such as Gemma-3-270M run on with "\n\nQuestion: ..." otherwise).
 EVAL_SYSTEM = "Answer the question using only the documents. Reply with the answer only."
 ANSWER_PREFIX = "Answer:"
-PROTOCOL = "short-v1"  # in every checkpoint key: records of another protocol are never reused
+# in every checkpoint key: records of another protocol are never reused (v2: records carry support and citations)
+PROTOCOL = "short-v2"
 RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
 PMI_GRID = [{"pmi_alpha": 1.0}, {"pmi_alpha": 2.0}, {"pmi_alpha": 4.0}]  # pmi_beta = 1, plausibility = 0.1
 # At most three settings per method (the same budget); one where a method has no free knob.
@@ -52,11 +53,19 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # Method suffixes: ``cad+extractive`` is CAD with extractive answers (answers copy a span of a document);
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
 # default). Without ``+relevant`` every method reads every passage, as the published methods do.
+# ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
+# the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off.
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
+PROMPTED = "+prompted"
+PROMPTED_ABSTENTION = "The documents do not say."
+PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
+                   "document that supports the answer as [k], e.g. [1]. If the documents do not answer the question, "
+                   f"reply: {PROMPTED_ABSTENTION} Reply with the answer only.")
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
+    PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
 }
 
 
@@ -66,13 +75,16 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     unknown = [o for o in options if "+" + o not in OPTIONS]
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
-                         f"followed by {EXTRACTIVE!r} (extractive answers) and {RELEVANT!r} (relevant passages only)")
+                         f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only) and "
+                         f"{PROMPTED!r} (citations and abstention asked for in the instruction)")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
     return name, [{**params, **extra} for params in GRIDS[name]]
 
 
 def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
-    """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text."""
-    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], system_prompt=EVAL_SYSTEM,
-                          answer_prefix=ANSWER_PREFIX if short_answer else "", score_space="raw",
-                          b=0.5, gamma=10.0, **{"relevance_margin": None, **params})
+    """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text. The
+    decoder never abstains here: every answer is kept with its support, and the harness applies the threshold when it
+    scores (the same rule: an answer is withheld where its support is below it)."""
+    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], answer_prefix=ANSWER_PREFIX
+                          if short_answer else "", score_space="raw", b=0.5, gamma=10.0, support_threshold=None,
+                          **{"relevance_margin": None, "system_prompt": EVAL_SYSTEM, **params})

@@ -12,7 +12,8 @@ def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
 
 
 COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
-           "memorization_known", "substring_known", "evidence_support", "citation_precision", "citation_recall",
+           "memorization_known", "substring_known", "evidence_support", "abstention", "false_abstention",
+           "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
 
 DELTA_ALSO = ["hijacked"]  # the --inject rows: their own Δ column beside the main metric's
@@ -33,8 +34,15 @@ def to_markdown(report: dict[str, Any]) -> str:
             diffs = m.get("diffs_vs_standard", {})
             cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
-            params = ", ".join(f"{k}={v}" for k, v in m["params"].items()) or "–"
+            params = ", ".join(f"{k}={v}" for k, v in m["params"].items() if k != "system_prompt") or "–"
             lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")
+    for dataset, tables in report.get("abstention", {}).items():
+        for method, rows in tables.items():
+            lines += ["", f"### Support threshold on {dataset}'s validation rows: {method} (withheld, %; right "
+                      f"answers: {rows[0]['right']} of {rows[0]['rows']})", "",
+                      "| threshold | unanswerable twin | right answers | all answers |", "|---|---|---|---|"]
+            lines += [f"| {r['threshold']:.2f} | {100 * r['unanswerable_withheld']:.1f} | "
+                      f"{100 * r['right_withheld']:.1f} | {100 * r['answerable_withheld']:.1f} |" for r in rows]
     if report.get("latency"):
         lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
                   "after loading)", "",

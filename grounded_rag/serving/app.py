@@ -161,7 +161,9 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         return JSONResponse(body, headers={
             "x-grounding-trust": f"{g['trust']:.6f}",
             "x-grounding-method": g["method"],
-            "x-grounding-citations": ",".join(str(c) for c in g["citations"]),
+            "x-grounding-citations": ",".join(str(k) for k in g["cited_documents"]),
+            "x-grounding-support": "" if g["support"] is None else f"{g['support']:.4f}",
+            "x-grounding-abstained": "true" if g["abstained"] else "false",
         })
 
     async def stream_response(req: GroundedFields, job: Job, chat: bool) -> StreamingResponse:

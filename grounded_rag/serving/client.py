@@ -19,7 +19,7 @@ import httpx
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
-from ..types import Document, GenerationResult, Prompts, TraceStep
+from ..types import Citation, Document, GenerationResult, Prompts, TraceStep
 
 
 class ServerError(GroundedRAGError, RuntimeError):
@@ -128,7 +128,8 @@ class GroundedClient:
             dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
             irrelevant_documents=[d for d in docs if d.id is not None and d.id in irrelevant],
             document_numbers=grounding["document_numbers"],
-            citations=grounding["citations"],
+            citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
+            abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
         )
 
     # ---------------------------------------------------------------- the decoder's interface

@@ -1,26 +1,30 @@
-"""One-call LCEL builder: ``{"input" | "question"} -> {..., "context", "answer", "citations", "trust"}``."""
+"""One-call LCEL builder: ``{"input" | "question"} -> {..., "context", "answer", "citations", "cited_documents",
+"support", "abstained", "trust"}``."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
 from langchain_core.output_parsers import BaseOutputParser, StrOutputParser
 from langchain_core.prompts import BasePromptTemplate
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnablePassthrough, RunnableSerializable
+from langchain_core.runnables.config import ensure_config, patch_config
 from langchain_core.runnables.utils import AddableDict
 
 from pydantic import ConfigDict
 
 from grounded_rag import InputError
-from grounded_rag.decoder import find_citations
 from grounded_rag.trust import retrieval_trust
 
 from ._common import to_documents
+from .citations import cited_documents
 from .chat_models import ChatGroundedRAG
 from .llms import GroundedRAGLLM
 from .prompts import GroundedPromptTemplate, GroundedPromptValue
@@ -37,9 +41,38 @@ def question_of(inputs: Any) -> str:
     raise InputError(f'the chain takes {{"input": question}} or {{"question": question}}, got {inputs!r}')
 
 
+class _Grounding(BaseCallbackHandler):
+    """Keeps the grounding facts (the decoder's result metadata: citations, support, abstention) of the one model
+    run it is attached to, for the chain's output; LLMs return plain text, so their run's end is where they are."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, Any] = {}
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        if response.generations and response.generations[0]:
+            generation = response.generations[0][0]
+            message = getattr(generation, "message", None)
+            self.metadata = dict(message.response_metadata if message is not None else generation.generation_info or {})
+
+
+def _recording(config: RunnableConfig | None, recorder: _Grounding) -> RunnableConfig:
+    """``config`` with ``recorder`` added to its callbacks (a list, a manager or none)."""
+    config = ensure_config(config)
+    callbacks = config.get("callbacks")
+    if callbacks is None:
+        callbacks = [recorder]
+    elif isinstance(callbacks, list):
+        callbacks = [*callbacks, recorder]
+    else:
+        callbacks = callbacks.copy()
+        callbacks.add_handler(recorder, inherit=False)
+    return patch_config(config, callbacks=callbacks)
+
+
 class _Answer(RunnableSerializable[dict, dict]):
-    """Adds ``answer``: grounded prompt -> model, batched across inputs (one batched decode); a
-    fixed notice when nothing was retrieved. A top-level step, so ``chain.batch`` reaches its batch."""
+    """Adds ``answer``, ``citations``, ``cited_documents``, ``support`` and ``abstained``: grounded prompt -> model,
+    batched across inputs (one batched decode); a fixed notice when nothing was retrieved. A top-level step, so
+    ``chain.batch`` reaches its batch."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -51,44 +84,60 @@ class _Answer(RunnableSerializable[dict, dict]):
     def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         return self.batch([input], config)[0]
 
-    def _merge(self, inputs: list[dict], answers: list[Any], todo: list[int]) -> list[dict]:
-        out = [AddableDict({**x, "answer": NO_DOCUMENTS_ANSWER}) for x in inputs]
-        for i, a in zip(todo, answers):
-            out[i]["answer"] = a
+    @staticmethod
+    def _grounded(metadata: dict[str, Any], context: list[Document]) -> dict[str, Any]:
+        """What the answer rests on, from the model run's grounding facts."""
+        return {"citations": list(metadata.get("citations") or []),
+                "cited_documents": cited_documents(metadata, context),
+                "support": metadata.get("support"), "abstained": bool(metadata.get("abstained"))}
+
+    def _merge(self, inputs: list[dict], answers: list[Any], todo: list[int], recorders: list[_Grounding]
+               ) -> list[dict]:
+        out = [AddableDict({**x, "answer": NO_DOCUMENTS_ANSWER, **self._grounded({}, [])}) for x in inputs]
+        for i, a, recorder in zip(todo, answers, recorders):
+            out[i].update(answer=a, **self._grounded(recorder.metadata, inputs[i]["context"]))
         return out
 
-    def batch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[dict]:
+    def _configs(self, inputs: list[dict], config: Any) -> tuple[list[int], list[_Grounding], list[RunnableConfig]]:
         todo = [i for i, x in enumerate(inputs) if x["context"]]
         configs = config if isinstance(config, list) else [config] * len(inputs)
-        answers = self.inner.batch([self._prompt_input(inputs[i]) for i in todo], [configs[i] for i in todo],
+        recorders = [_Grounding() for _ in todo]
+        return todo, recorders, [_recording(configs[i], r) for i, r in zip(todo, recorders)]
+
+    def batch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[dict]:
+        todo, recorders, configs = self._configs(inputs, config)
+        answers = self.inner.batch([self._prompt_input(inputs[i]) for i in todo], configs,
                                    return_exceptions=return_exceptions) if todo else []
-        return self._merge(inputs, answers, todo)
+        return self._merge(inputs, answers, todo, recorders)
 
     async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
         return (await self.abatch([input], config))[0]
 
     async def abatch(self, inputs: list[dict], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[dict]:
-        todo = [i for i, x in enumerate(inputs) if x["context"]]
-        configs = config if isinstance(config, list) else [config] * len(inputs)
-        answers = await self.inner.abatch([self._prompt_input(inputs[i]) for i in todo], [configs[i] for i in todo],
+        todo, recorders, configs = self._configs(inputs, config)
+        answers = await self.inner.abatch([self._prompt_input(inputs[i]) for i in todo], configs,
                                           return_exceptions=return_exceptions) if todo else []
-        return self._merge(inputs, answers, todo)
+        return self._merge(inputs, answers, todo, recorders)
 
     def stream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
         yield AddableDict(input)
         if not input["context"]:
-            yield AddableDict(answer=NO_DOCUMENTS_ANSWER)
+            yield AddableDict(answer=NO_DOCUMENTS_ANSWER, **self._grounded({}, []))
             return
-        for piece in self.inner.stream(self._prompt_input(input), config):
+        recorder = _Grounding()
+        for piece in self.inner.stream(self._prompt_input(input), _recording(config, recorder)):
             yield AddableDict(answer=piece)
+        yield AddableDict(self._grounded(recorder.metadata, input["context"]))
 
     async def astream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict]:
         yield AddableDict(input)
         if not input["context"]:
-            yield AddableDict(answer=NO_DOCUMENTS_ANSWER)
+            yield AddableDict(answer=NO_DOCUMENTS_ANSWER, **self._grounded({}, []))
             return
-        async for piece in self.inner.astream(self._prompt_input(input), config):
+        recorder = _Grounding()
+        async for piece in self.inner.astream(self._prompt_input(input), _recording(config, recorder)):
             yield AddableDict(answer=piece)
+        yield AddableDict(self._grounded(recorder.metadata, input["context"]))
 
 
 def create_stuff_documents_chain(llm: GroundedRAGLLM | ChatGroundedRAG, prompt: BasePromptTemplate, *,
@@ -120,11 +169,15 @@ def create_stuff_documents_chain(llm: GroundedRAGLLM | ChatGroundedRAG, prompt: 
 
 
 def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | ChatGroundedRAG) -> Runnable:
-    """Retrieve (scores kept), decode with the documents and their scores, report citations and trust.
+    """Retrieve (scores kept), decode with the documents and their scores, report what the answer rests on.
 
-    Takes ``{"input": q}`` or ``{"question": q}``. Streams: ``chain.stream(...)`` yields the
-    context, then answer pieces, then citations and trust. ``chain.batch`` decodes all questions
-    in one batched decode. With no documents retrieved the answer is a fixed notice and ``trust`` is 0.0.
+    Takes ``{"input": q}`` or ``{"question": q}`` and returns, besides ``input`` and ``context``: ``answer``;
+    ``citations`` (each answer span with the passage span it rests on, as ``GenerationResult.citations``: the
+    passage's 1-based place in ``context`` is ``document``); ``cited_documents`` (the ``context`` documents the answer
+    cites); ``support`` (0-1) and ``abstained`` (no passage supports an answer: ``answer`` says so); ``trust``.
+    Streams: ``chain.stream(...)`` yields the context, then answer pieces, then the rest. ``chain.batch`` decodes all
+    questions in one batched decode. With no documents retrieved the answer is a fixed notice, ``trust`` is 0.0 and
+    nothing is cited.
     """
     model = GroundedPromptTemplate() | llm
     if isinstance(llm, BaseChatModel):
@@ -138,13 +191,8 @@ def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | Ch
         _, scores = to_documents(docs, None)
         return retrieval_trust(scores, decoding.tau_r, decoding.gamma, decoding.b)
 
-    def citations(inputs: dict[str, Any]) -> list[dict[str, Any]]:
-        docs: list[Document] = inputs["context"]
-        cited = find_citations(inputs["answer"], len(docs)) if docs else []
-        return [{"doc": k, "id": docs[k - 1].id, "source": docs[k - 1].metadata.get("source")} for k in cited]
-
     return (
         RunnablePassthrough.assign(context=RunnableLambda(question_of) | retriever)
         | _Answer(inner=model)
-        | RunnablePassthrough.assign(citations=RunnableLambda(citations), trust=RunnableLambda(trust))
+        | RunnablePassthrough.assign(trust=RunnableLambda(trust))
     ).with_config(run_name="grounded_rag_chain")

@@ -138,6 +138,9 @@ def check_range(scores: Sequence[float], space: str) -> list[float]:
     return list(scores)
 
 
+SOURCE_KEYS = ("source", "file_path", "file_name", "url")  # node metadata that names where a passage came from
+
+
 def to_documents(
     items: Sequence[Any] | None, scores: Sequence[float] | None, space: ScoreSpace
 ) -> tuple[list[Document], list[float] | None]:
@@ -157,7 +160,8 @@ def to_documents(
         if isinstance(item, BaseNode):
             meta = item.metadata or {}
             title = meta.get("title") or meta.get("file_name")
-            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id))
+            source = {k: meta[k] for k in SOURCE_KEYS if isinstance(meta.get(k), str)}  # for citations' source
+            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source))
         elif isinstance(item, Document):
             docs.append(item)
             score = item.score
