@@ -10,10 +10,12 @@ Three readings of the same LM, none of them asked of the model in words (a 135M 
   mean log p(question | no passage)`` per question token (the relevance filter's reading, against a baseline). A
   passage about something else does not explain the question, whatever the answer copied from it.
 
-``support`` = sigmoid(2 x question gain) of the best passage the answer rests on (one that spells a content word of
-it, or raised its words by ``EVIDENCE_NATS``), 0 when it rests on none: 0.5 is a passage that makes the question no
-likelier than no passage at all; 0.73 is half a nat per question token, 0.88 a whole one. An answer whose support is below ``DecodingConfig.support_threshold`` is withheld and the result says
-``DecodingConfig.abstention_text`` instead; a request none of whose passages reaches the threshold is not decoded.
+``support`` (0-1) = the share of the answer's new content (its content words the question does not already say)
+that some passage grounds (spells it, or raises its tokens by ``EVIDENCE_NATS``), times ``support_of`` the question
+gain of the best passage that grounds it: sigmoid(2 x gain), so 0.5 is a passage that makes the question no likelier
+than no passage at all, 0.73 half a nat per question token, 0.88 a whole one. An answer whose support is below
+``DecodingConfig.support_threshold`` is withheld and the result says ``DecodingConfig.abstention_text`` instead; a
+request none of whose passages could reach the threshold is not decoded.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def find_citations(text: str, n_documents: int) -> list[int]:
             seen.append(k)
     return seen
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"[^\W_]+(?:[.,:'’][^\W_]+)*")  # "1,200", "1.1", "10:00", "it's" are one word each
 # Words that say nothing on their own: a span of only these ("of the") is not evidence of anything.
 STOPWORDS = frozenset("""
 a an the and or but nor of in on at to for from by with as into onto about over under than then that this these
@@ -51,6 +53,8 @@ those is are was were be been being am do does did has have had it its itself he
 his their our your my not no yes so if what which who whom whose when where why how there here also just only very
 now will would can could should may might must shall any some all more most such other each both own same up out
 off again once because while during before after above below between through until against among per via s t
+answer answers question questions document documents passage passages text based according following provided
+information context mentioned states stated says said
 """.split())
 
 
@@ -256,16 +260,49 @@ def model_citations(answer: Answer, cited: Sequence[int]) -> list[Citation]:
     return out
 
 
-def spelt_by(text: str, passages: Sequence[str], complete: bool = False) -> set[int]:
-    """The passages that spell one of the answer's content words (``complete``: only words followed by a
-    character that is not a letter or digit, so a word still being decoded does not count)."""
-    said = {w.norm for w in words(text) if w.content and (not complete or w.end < len(text))}
-    return {d for d, p in enumerate(passages) if said & {w.norm for w in words(p)}}
+def _names_a_fact(word: str) -> bool:
+    """A figure or a name: the word holds a digit or starts with a capital ("1955", "Drasin", "TripDesk")."""
+    return any(c.isdigit() for c in word) or word[:1].isupper()
 
 
-def support(answer: Answer, citations: Sequence[Citation], gains: Sequence[float]) -> float:
-    """The support of the best passage the answer rests on: one that spells a content word of it, or that the
-    evidence cites it to (see the module's docstring); 0 when it rests on none."""
-    resting = spelt_by(answer.text, [d.text for d in answer.documents])
-    resting |= {answer.numbers.index(c.document) for c in citations if c.kind == "evidence"}
-    return round(support_of(max(gains[d] for d in resting)), 4) if resting else 0.0
+def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
+                   ) -> tuple[list[Word], dict[int, set[int]]]:
+    """The answer's new content: its content words the question does not already say, nor nearly (the same first
+    four letters: an answer that misspells the question's name adds nothing), only its figures and names
+    where it has any; and for each of them the passages that ground it: spell it, or raise its tokens by at least
+    ``EVIDENCE_NATS`` on average ("6" where the passage says "six"). A name must be spelt: a passage that says
+    "lumenfold" raises an invented "LumenFox" too."""
+    asked = {w.norm for w in words(answer.question)}
+    stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
+    new = [w for w in words(answer.text) if w.content and w.norm not in asked
+           and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+    facts = [w for w in new if _names_a_fact(answer.text[w.start:w.end])]
+    new = facts or new  # names and figures carry an answer's claim; the words around them may paraphrase
+    spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
+    grounds: dict[int, set[int]] = {}
+    for i, w in enumerate(new):
+        tokens = _tokens_in(offsets, w.start, w.end)
+        name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
+        grounds[i] = {d for d in range(len(answer.documents))
+                      if w.norm in spelt[d] or (not name and tokens and evidence[d] and
+                                                _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS)}
+    return new, grounds
+
+
+def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
+            gains: Sequence[float]) -> float:
+    """How well the passages support the answer, 0-1: the share of its new content they ground (see
+    :func:`grounded_words`) times how much the best passage grounding it is about the question (``support_of`` its
+    question gain). An answer with no new content ("Yes.") is judged whole: the best passage that raises its tokens
+    by ``EVIDENCE_NATS``. 0 where nothing grounds it."""
+    new, grounds = grounded_words(answer, evidence, offsets)
+    if new:
+        grounding = set().union(*grounds.values())
+        covered = sum(bool(g) for g in grounds.values()) / len(new)
+    else:
+        tokens = list(range(len(answer.token_ids)))
+        grounding = {d for d, row in enumerate(evidence) if row and _mean([row[t] for t in tokens]) >= EVIDENCE_NATS}
+        covered = 1.0
+    if not grounding:
+        return 0.0
+    return round(covered * support_of(max(gains[d] for d in grounding)), 4)

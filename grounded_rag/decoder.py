@@ -20,8 +20,8 @@ from .inputs import DocumentLike, Request, check_scores, checked_request, fit_co
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
-from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, spelt_by, support,
-                          support_of, token_offsets)
+from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, support, support_of,
+                          token_offsets)
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
@@ -285,9 +285,10 @@ class GroundedDecoder:
             citations, support_ = model_citations(answer, cited), None
             if g is not None and r.finish != "abstain":
                 offsets = token_offsets(self.tokenizer, answer.token_ids, answer.text)
-                found = cite(answer, next(evidence), offsets, g)
+                rows = next(evidence)
+                found = cite(answer, rows, offsets, g)
                 citations = sorted(found + citations, key=lambda c: (c.answer_start, c.kind == "model"))
-                support_ = support(answer, found, g)
+                support_ = support(answer, rows, offsets, g)
             elif g is not None:
                 support_ = round(support_of(max(g)), 4)
             out.append(self._result(r, method, answer.text, citations, support_, config))
@@ -406,18 +407,15 @@ class GroundedDecoder:
             final = self._results([_Running(request, finish="abstain")], method, cfg, gains)[0]
             yield final.text, final
             return
-        # with abstention on, nothing is shown until the answer rests on a passage that supports it (a complete
-        # word spelt by one): text that may yet be withheld is never streamed
+        # with abstention on, an answer may yet be withheld until its last word is known: it is shown whole, at the
+        # end; without (support_threshold=None, or passages the caller wrote), it streams as it is decoded
         held = gains is not None and _abstains(cfg, 0.0, request)
-        strong = [d.text for d, g in zip(request.documents, gains[0])
-                  if not _abstains(cfg, support_of(g), request)] if gains is not None else []
         sent = ""
         running: list[_Running] = []
         for running in self._run([request], cfg, method):
             r = running[0]
             text = r.text.lstrip() if r.finish is None else r.text.strip()
             safe = _stable_prefix(text, cfg.stop) if r.finish is None else text
-            held = held and not spelt_by(safe, strong, complete=True)
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe

@@ -52,6 +52,7 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
         "evidence_support": evidence_support(text, docs),
         "tokens": float(rec["tokens"]),
         "abstention": float(withheld),
+        "substring_without_abstention": substring_match(raw, ex.answers),
     }
     if not ex.unanswerable and not prompted and substring_match(raw, ex.answers):
         m["false_abstention"] = float(withheld)  # of the answers that were right
@@ -226,6 +227,10 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
                      for k, v in values[method].items()
                      if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
             per_method[method].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
+    for spec, vals in values.items():  # what withholding costs each method's main metric, on the same rows
+        if main == "substring" and vals.get("substring_without_abstention"):
+            per_method[spec]["abstention_cost"] = paired_difference_ci(
+                vals["substring"], vals["substring_without_abstention"], indices(len(vals["substring"])))
     return {"n_test": len(test), "n_validation": len(validation) if run.tune and chosen is None else 0,
             "main_metric": main, "methods": per_method}
 

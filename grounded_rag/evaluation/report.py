@@ -12,7 +12,8 @@ def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
 
 
 COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
-           "memorization_known", "substring_known", "evidence_support", "abstention", "false_abstention",
+           "memorization_known", "substring_known", "substring_without_abstention", "evidence_support", "abstention",
+           "false_abstention",
            "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
 
@@ -26,13 +27,16 @@ def to_markdown(report: dict[str, Any]) -> str:
         deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
         tuned = (f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
                  else "not tuned: the middle setting of every grid")
+        cost = any("abstention_cost" in m for m in d["methods"].values())  # substring lost to withheld answers
         lines += ["", f"### {dataset} (n = {d['n_test']}, {tuned})", "",
                   "| method | params | " + " | ".join(present) + "".join(f" | Δ {c} vs standard" for c in deltas)
-                  + " | avg tokens |", "|---" * (len(present) + len(deltas) + 3) + "|"]
+                  + (" | Δ substring from abstention" if cost else "") + " | avg tokens |",
+                  "|---" * (len(present) + len(deltas) + 3 + cost) + "|"]
         for method, m in d["methods"].items():
             cells = [_fmt(m["metrics"][c]) if c in m["metrics"] else "–" for c in present]
             diffs = m.get("diffs_vs_standard", {})
             cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
+            cells += [_fmt(m["abstention_cost"]) if "abstention_cost" in m else "–"] if cost else []
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             params = ", ".join(f"{k}={v}" for k, v in m["params"].items() if k != "system_prompt") or "–"
             lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")

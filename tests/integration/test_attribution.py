@@ -1,0 +1,127 @@
+"""Citations, support and abstention from the packaged model: what a user reads off a result, checked against the
+documents and against the same request decoded without them."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounded_rag import DecodingConfig, InputError
+from grounded_rag.attribution import token_offsets, words
+from grounded_rag.cli import main
+from grounded_rag.types import Document
+
+QUESTION = "Where is the Berlin office?"
+DOCS = [Document(text="The sales office is in Hamburg, at Speicherstadt 12.", id="sales",
+                 metadata={"source": "offices/hamburg.md"}),
+        Document(text="The Berlin engineering office is at Kastanienallee 41, 10435 Berlin.", id="berlin",
+                 metadata={"source": "offices/berlin.md"})]
+UNRELATED = ["The Colosseum is an amphitheatre in the centre of Rome, built under the Flavian emperors."]
+SHORT = DecodingConfig(max_new_tokens=24, relevance_margin=None)
+
+
+def test_every_citation_points_at_the_text_it_names(decoder):
+    result = decoder.generate(QUESTION, DOCS, config=SHORT)
+    assert not result.abstained and result.citations, result.text
+    for c in result.citations:
+        doc = result.documents[result.numbers.index(c.document)]
+        assert 0 <= c.answer_start < c.answer_end <= len(result.text)
+        assert (c.document_id, c.source) == (doc.id, doc.metadata["source"])
+        if c.kind == "copy":
+            assert c.quote == doc.text[c.start:c.end]
+            said = [w.norm for w in words(result.text[c.answer_start:c.answer_end])]
+            assert said == [w.norm for w in words(c.quote)], "a copy citation quotes the words the answer says"
+    assert "berlin" in {d.id for d in result.cited_documents}
+    assert 0.5 < result.support <= 1.0
+
+
+def test_no_passage_about_the_question_means_no_decoding_and_the_abstention_text(decoder):
+    result = decoder.generate(QUESTION, UNRELATED, config=SHORT)
+    assert result.abstained and result.finish_reason == "abstain"
+    assert result.text == SHORT.abstention_text and result.token_ids == [] and result.citations == []
+    assert result.support < SHORT.support_threshold and result.unsupported_answer is None
+    custom = decoder.generate(QUESTION, UNRELATED, config=SHORT, abstention_text="Not in the handbook.")
+    assert custom.text == "Not in the handbook."
+
+
+def test_the_decoder_abstains_exactly_where_the_unabstained_support_is_below_the_threshold(decoder):
+    """Abstention is one rule, applied to the support of the answer the decoder would give: the early exit before
+    decoding (no passage could reach the threshold) and the check after it agree with it."""
+    requests = [{"question": QUESTION, "documents": DOCS}, {"question": QUESTION, "documents": UNRELATED},
+                {"question": "How many people work at the Hamburg office?", "documents": DOCS}]
+    free = decoder.generate_batch(requests, SHORT, support_threshold=None)
+    assert not any(r.abstained for r in free)
+    for threshold in (0.3, 0.6, 0.9):
+        held = decoder.generate_batch(requests, SHORT, support_threshold=threshold)
+        for f, h in zip(free, held):
+            assert h.abstained == (f.support < threshold), (threshold, f.text, f.support)
+            if h.abstained and h.unsupported_answer is not None:
+                assert h.unsupported_answer == f.text and h.support == f.support
+            if not h.abstained:
+                assert (h.text, h.citations, h.support) == (f.text, f.citations, f.support)
+
+
+def test_batched_equals_one_by_one(decoder):
+    requests = [{"question": QUESTION, "documents": DOCS}, {"question": "Where is the sales office?",
+                                                             "documents": DOCS}]
+    batched = decoder.generate_batch(requests, SHORT)
+    for r, one in zip(requests, batched):
+        alone = decoder.generate(r["question"], r["documents"], config=SHORT)
+        assert alone.text == one.text and alone.abstained == one.abstained
+        spans = [(c.answer_start, c.answer_end, c.document, c.start, c.end, c.kind) for c in alone.citations]
+        assert spans == [(c.answer_start, c.answer_end, c.document, c.start, c.end, c.kind) for c in one.citations]
+        # the scoring pass packs a batch's rows by length: the same log-probabilities up to float rounding
+        assert [c.evidence for c in alone.citations] == pytest.approx([c.evidence for c in one.citations], abs=1e-3)
+        assert alone.support == pytest.approx(one.support, abs=1e-3)
+
+
+def test_attribution_off_keeps_the_model_written_citations_only_and_never_abstains(decoder):
+    off = decoder.generate(QUESTION, UNRELATED, config=SHORT, attribute=False)
+    assert off.support is None and not off.abstained and off.token_ids
+    assert all(c.kind == "model" for c in off.citations)
+
+
+def test_a_stream_shows_only_what_generate_returns(decoder):
+    for docs in (DOCS, UNRELATED):
+        pieces = list(decoder.stream_with_result(QUESTION, docs, config=SHORT))
+        final = pieces[-1][1]
+        assert "".join(p for p, _ in pieces) == final.text == decoder.generate(QUESTION, docs, config=SHORT).text
+    free = [p for p, _ in decoder.stream_with_result(QUESTION, DOCS, config=SHORT, support_threshold=None) if p]
+    assert len(free) > 2, "without abstention the answer streams as it is decoded"
+
+
+def test_a_request_the_caller_wrote_is_never_withheld(decoder):
+    own = [Document(text=UNRELATED[0], trusted=True)]
+    result = decoder.generate(QUESTION, own, config=SHORT)
+    assert not result.abstained and result.support is not None
+
+
+def test_token_offsets_cover_the_shown_answer(decoder):
+    result = decoder.generate(QUESTION, DOCS, config=SHORT, support_threshold=None)
+    offsets = token_offsets(decoder.tokenizer, result.token_ids, result.text)
+    assert offsets[0][0] == 0 and max(hi for _, hi in offsets) == len(result.text)
+    assert all(lo <= hi for lo, hi in offsets) and [lo for lo, _ in offsets] == sorted(lo for lo, _ in offsets)
+
+
+@pytest.mark.parametrize("setting, value, fragment", [
+    ("abstention_text", "", "abstention_text"), ("abstention_text", "  ", "abstention_text"),
+    ("abstention_text", 3, "abstention_text"), ("support_threshold", 1.5, "support_threshold"),
+    ("support_threshold", -0.1, "support_threshold"), ("support_threshold", float("nan"), "support_threshold"),
+    ("support_threshold", "high", "support_threshold"),
+])
+def test_bad_abstention_settings_name_the_setting(decoder, setting, value, fragment):
+    with pytest.raises(InputError, match=fragment):
+        DecodingConfig(**{setting: value})
+    with pytest.raises(InputError, match=fragment):
+        decoder.generate(QUESTION, DOCS, **{setting: value})
+
+
+def test_ask_prints_the_sources_under_the_answer_and_says_when_it_abstained(capsys):
+    assert main(["ask", QUESTION, "--doc", DOCS[1].text, "--doc", DOCS[0].text, "--max-new-tokens", "24"]) == 0
+    out = capsys.readouterr().out
+    answer, rest = out.split("\n", 1)
+    assert "Sources (support" in rest and "[1] Doc 1" in rest and "«" in rest, out
+    assert main(["ask", QUESTION, "--doc", UNRELATED[0]]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(DecodingConfig().abstention_text) and "(abstained: no passage is about the question" in out
+    assert main(["ask", QUESTION, "--doc", DOCS[1].text, "--no-sources", "--max-new-tokens", "24"]) == 0
+    assert "Sources" not in capsys.readouterr().out

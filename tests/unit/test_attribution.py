@@ -1,0 +1,121 @@
+"""Citations and support from their ingredients: copy spans, per-passage evidence, question gains (no model)."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grounded_rag.attribution import (EVIDENCE_NATS, Answer, cite, copy_spans, find_citations, grounded_words,
+                                      model_citations, support, support_of, words)
+from grounded_rag.types import Document
+
+PASSAGES = ["Our Berlin office is at Kastanienallee 41, 10435 Berlin.", "The sales office is in Hamburg, at Speicherstadt 12."]
+
+
+def answer(text: str, question: str = "Where is the Berlin office?", passages=PASSAGES, numbers=None) -> Answer:
+    docs = [Document(text=p, id=f"d{i}", metadata={"source": f"f{i}.md"}) for i, p in enumerate(passages)]
+    return Answer(question, docs, numbers or list(range(1, len(docs) + 1)), list(range(len(text.split()))), text)
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """One token per whitespace-separated piece, with its character span."""
+    out, at = [], 0
+    for piece in text.split():
+        at = text.index(piece, at)
+        out.append((at, at + len(piece)))
+        at += len(piece)
+    return out
+
+
+def test_words_keep_figures_whole():
+    assert [w.norm for w in words("It costs 1,200 euros at 10:00, not 1.1 million.")] == \
+        ["it", "costs", "1,200", "euros", "at", "10:00", "not", "1.1", "million"]
+
+
+def test_a_copied_span_names_the_passage_and_its_characters():
+    text = "The office is at Kastanienallee 41 in Berlin."
+    found = copy_spans(text, PASSAGES)
+    quoted = [(text[s.start:s.end], [PASSAGES[d][lo:hi] for d, lo, hi in s.sources]) for s in found]
+    assert quoted[0] == ("office is at Kastanienallee 41", ["office is at Kastanienallee 41"]), "the longest run"
+    assert quoted[1] == ("Berlin", ["Berlin", "Berlin"]), "every place that spells it"
+    assert all(any(w.content for w in words(q)) for q, _ in quoted), "a span of stopwords only is no evidence"
+
+
+def test_the_longest_run_wins_and_every_passage_that_spells_it_is_listed():
+    found = copy_spans("the office", ["one office", "another office"])
+    assert len(found) == 1 and sorted(d for d, _, _ in found[0].sources) == [0, 1]
+
+
+def test_cite_picks_the_passage_whose_reading_raises_the_span_most():
+    a = answer("Berlin office", passages=["Berlin office one.", "Berlin office two."])
+    offsets = spans(a.text)
+    weak, strong = [[0.1, 0.1], [3.0, 3.0]]
+    [c] = cite(a, [weak, strong], offsets, [0.5, 0.5])
+    assert c.document == 2 and c.kind == "copy" and c.quote == "Berlin office" and c.evidence == pytest.approx(3.0)
+    [c] = cite(a, [strong, weak], offsets, [0.5, 0.5])
+    assert c.document == 1
+
+
+def test_words_no_passage_spells_are_cited_only_where_a_passage_raises_them():
+    a = answer("Roughly forty staff", question="How many staff?")
+    offsets = spans(a.text)
+    raised = cite(a, [[EVIDENCE_NATS + 1] * 3, [0.0] * 3], offsets, [1.0, 1.0])
+    assert [(c.kind, c.document, c.start, a.text[c.answer_start:c.answer_end]) for c in raised] == \
+        [("evidence", 1, None, "Roughly forty staff")]
+    assert cite(a, [[0.2] * 3, [0.0] * 3], offsets, [1.0, 1.0]) == [], "a faint raise is not a citation"
+
+
+def test_citations_carry_the_caller_numbers_id_and_source():
+    a = answer("Speicherstadt 12", passages=PASSAGES[1:], numbers=[7])
+    [c] = cite(a, [[1.0, 1.0]], spans(a.text), [1.0])
+    assert (c.document, c.document_id, c.source, c.quote) == (7, "d0", "f0.md", "Speicherstadt 12")
+
+
+def test_model_written_marks_are_a_second_source():
+    a = answer("Kastanienallee 41 [1], see Doc 2.")
+    cited = find_citations(a.text, 2)
+    assert cited == [1, 2]
+    assert [(c.kind, c.document, a.text[c.answer_start:c.answer_end]) for c in model_citations(a, cited)] == \
+        [("model", 1, "[1]"), ("model", 2, "Doc 2")]
+
+
+def test_support_is_the_grounded_share_of_the_new_facts_times_the_passage_relevance():
+    flat = [[0.0] * 6, [0.0] * 6]
+    a = answer("It is at Kastanienallee 41.")
+    assert support(a, flat, spans(a.text), [1.0, -1.0]) == pytest.approx(support_of(1.0), abs=1e-4)
+    half = answer("It is at Kastanienallee 99.")  # one of its two figures and names is nowhere
+    assert support(half, flat, spans(half.text), [1.0, -1.0]) == pytest.approx(0.5 * support_of(1.0), abs=1e-4)
+    invented = answer("It has 77 staff.")
+    assert support(invented, flat, spans(invented.text), [1.0, 1.0]) == 0.0
+
+
+def test_words_the_question_says_are_not_new_content():
+    a = answer("The Berlin office is in Berlin.", question="Where is the Berlin office?")
+    new, _ = grounded_words(a, [[0.0] * 6, [0.0] * 6], spans(a.text))
+    assert new == [], "repeating the question adds nothing to ground"
+    clara = answer("Santa Clara", question="who lives in santa clarita")
+    assert grounded_words(clara, [[0.0] * 2, [0.0] * 2], spans(clara.text))[0] == []
+
+
+def test_an_answer_without_new_content_is_judged_by_the_evidence_for_all_of_it():
+    a = answer("Yes.", question="Is the Berlin office open?")
+    assert support(a, [[EVIDENCE_NATS * 2], [0.0]], [(0, 4)], [1.0, 3.0]) == pytest.approx(support_of(1.0), abs=1e-4)
+    assert support(a, [[0.0], [0.0]], [(0, 4)], [1.0, 3.0]) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-20, 20), st.floats(-20, 20))
+def test_support_scale_is_monotone_and_bounded(x, y):
+    assert 0.0 <= support_of(x) <= 1.0 and math.isclose(support_of(0.0), 0.5)
+    if x < y:
+        assert support_of(x) <= support_of(y)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60), st.lists(st.text(max_size=80), min_size=1, max_size=3))
+def test_copy_spans_point_at_equal_words_on_both_sides(text, passages):
+    for span in copy_spans(text, passages):
+        said = [w.norm for w in words(text[span.start:span.end])]
+        for d, lo, hi in span.sources:
+            assert [w.norm for w in words(passages[d][lo:hi])] == said
