@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -134,13 +135,17 @@ def support_of(gain: float) -> float:
     return sigmoid(2.0 * gain)
 
 
+SOURCE_KEYS = ("source", "file_path", "file_name", "url")  # how loaders and vector stores name a passage's origin
+
+
+def source_metadata(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """The entries of a framework document's metadata that say where it came from (what a citation shows)."""
+    return {k: metadata[k] for k in SOURCE_KEYS if isinstance(metadata.get(k), str) and metadata[k]}
+
+
 def source_of(document: Document) -> str | None:
-    """Where a passage came from, as vector stores and loaders name it (``source``, ``file_path``, ``url``)."""
-    for key in ("source", "file_path", "file_name", "url"):
-        value = document.metadata.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    """Where a passage came from: the first of ``SOURCE_KEYS`` its metadata has."""
+    return next(iter(source_metadata(document.metadata).values()), None)
 
 
 EVIDENCE_NATS = 1.0  # a passage that raises a span's tokens by less than this (mean, nats) is not cited for it
@@ -155,16 +160,26 @@ class Answer:
     numbers: list[int]
     token_ids: list[int]
     text: str
+    # log p_full of each answer token as the decode read it (its trace): with one passage, that passage's reading
+    full_log_probs: list[float] | None = None
 
 
 def scoring_prompts(tokenizer: PreTrainedTokenizerBase, answer: Answer, config: DecodingConfig) -> list[list[int]]:
     """The prompts an answer is scored after: the question alone, then each passage alone (with its caller-side
-    number), rendered as the decode's own prompts are (template, system prompt, answer prefix)."""
+    number), rendered as the decode's own prompts are (template, system prompt, answer prefix). With one passage its
+    prompt is the decode's full prompt, whose reading the decode already made (``Answer.full_log_probs``)."""
     question_only = build_prompts(tokenizer, answer.question, answer.documents, ("query",), config.template,
                                   config.system_prompt, config.answer_prefix, answer.numbers)[1]
+    if _read_alone(answer):
+        return [encode(tokenizer, question_only)]
     alone = [build_prompts(tokenizer, answer.question, [d], (), config.template, config.system_prompt,
                            config.answer_prefix, [k])[0] for d, k in zip(answer.documents, answer.numbers)]
     return [encode(tokenizer, p) for p in (question_only, *alone)]
+
+
+def _read_alone(answer: Answer) -> bool:
+    """The decode's own full-stream reading is the one passage's reading alone."""
+    return len(answer.documents) == 1 and answer.full_log_probs is not None
 
 
 def passage_evidence(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, pad_id: int,
@@ -189,6 +204,8 @@ def passage_evidence(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
             out.append([[] for _ in answer.documents])
             continue
         question_only, *alone = rows[a]
+        if _read_alone(answer):
+            alone = [list(answer.full_log_probs or [])]
         out.append([[x - q for x, q in zip(lp, question_only)] for lp in alone])
     return out
 

@@ -3,6 +3,7 @@ the context-window policy, runs the engine, and turns steps into text, traces an
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -274,8 +275,8 @@ class GroundedDecoder:
                  gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
         """The results of a batch: its answers, their citations and support (one scoring pass for the batch), and
         abstention where no passage supports an answer (``gains``: :meth:`question_gains`; None: attribution off)."""
-        answers = [Answer(r.request.question, r.request.documents, r.request.numbers, r.tokens, r.text.strip())
-                   for r in running]
+        answers = [Answer(r.request.question, r.request.documents, r.request.numbers, r.tokens, r.text.strip(),
+                          [math.log(max(s.p_full, 1e-30)) for s in r.trace[:len(r.tokens)]]) for r in running]
         if gains is not None:
             decoded = [a for a, r in zip(answers, running) if r.finish != "abstain"]
             evidence = iter(passage_evidence(self.model, self.tokenizer, self.pad_id, decoded, config))

@@ -112,7 +112,8 @@ class GroundedClient:
         system = decoding.pop("system_prompt", None)
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": question}]
         documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score,
-                                        "trusted": d.trusted or None}.items() if v is not None} for d in docs]
+                                        "metadata": d.metadata or None, "trusted": d.trusted or None}.items()
+                      if v is not None} for d in docs]
         return {"model": self.name, "messages": messages, "documents": documents, "score_space": "relevance",
                 "decoding": decoding, "trace": True, "stream": stream}
 

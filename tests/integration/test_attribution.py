@@ -125,3 +125,18 @@ def test_ask_prints_the_sources_under_the_answer_and_says_when_it_abstained(caps
     assert out.startswith(DecodingConfig().abstention_text) and "(abstained: no passage is about the question" in out
     assert main(["ask", QUESTION, "--doc", DOCS[1].text, "--no-sources", "--max-new-tokens", "24"]) == 0
     assert "Sources" not in capsys.readouterr().out
+
+
+def test_one_passage_reuses_the_decodes_own_reading_and_it_equals_the_scoring_pass(decoder):
+    """With one passage the evidence reads the decode's full stream (its trace) instead of scoring the answer after
+    that passage again: the same log-probabilities."""
+    import math
+
+    from grounded_rag.attribution import Answer, passage_evidence
+
+    result = decoder.generate(QUESTION, DOCS[1:], config=SHORT, support_threshold=None)
+    traced = [math.log(s.p_full) for s in result.trace[:len(result.token_ids)]]
+    fast = Answer(QUESTION, result.documents, result.numbers, result.token_ids, result.text, traced)
+    slow = Answer(QUESTION, result.documents, result.numbers, result.token_ids, result.text)
+    [[a]], [[b]] = (passage_evidence(decoder.model, decoder.tokenizer, decoder.pad_id, [x], SHORT) for x in (fast, slow))
+    assert len(a) == len(b) == len(result.token_ids) and a == pytest.approx(b, abs=1e-3)

@@ -15,7 +15,7 @@ from grounded_rag.cli import main
 from grounded_rag.engine import PACK_LOGITS_MB, PACK_TOKENS, _bounded
 from grounded_rag.errors import ConfigError, InputError
 from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
-from grounded_rag.types import Document
+from grounded_rag.types import Citation, Document
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = json.loads((FIXTURES / "distractor_cases.json").read_text())
@@ -54,7 +54,7 @@ def test_citations_name_the_callers_documents_after_a_passage_is_left_out(decode
     assert result.document_numbers == [2, 3] and [d.text for d in result.documents] == docs[1:]
     assert "Doc 2: The Eiffel Tower is in Paris." in result.prompts.full and "Doc 3: Gustave" in result.prompts.full
     # the small model rarely cites on its own; what a citation "Doc 3" resolves to is checked on the result
-    cited = result.model_copy(update={"citations": [3]})
+    cited = result.model_copy(update={"citations": [Citation(answer_start=0, answer_end=1, document=3)]})
     assert [d.text for d in cited.cited_documents] == [docs[2]]
     assert cited.metadata()["document_numbers"] == [2, 3]
 

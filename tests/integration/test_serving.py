@@ -163,7 +163,9 @@ def test_chat_greedy_equals_in_process_generate(client, decoder):
     g = r.model_extra["grounding"]
     assert g["grounded"] is True and g["method"] == DecodingConfig().method and g["trust_source"] == "scores"
     assert g["trust"] == pytest.approx(want.trust)
-    assert g["citations"] == want.citations
+    assert g["citations"] == [c.model_dump() for c in want.citations]
+    assert (g["support"], g["abstained"], g["unsupported_answer"]) == (want.support, want.abstained,
+                                                                       want.unsupported_answer)
     assert [d["id"] for d in g["documents"]] == [d.id for d in want.documents]
     assert g["irrelevant_document_ids"] == [d.id for d in want.irrelevant_documents]
     assert sorted([d["id"] for d in g["documents"]] + g["irrelevant_document_ids"]) == ["d0", "d1", "d2"]
@@ -244,7 +246,32 @@ def test_streaming_chunks_join_to_the_generate_text(client, decoder):
     assert text == want.text
     final = [c for c in chunks if c.choices and c.choices[0].finish_reason]
     assert len(final) == 1 and final[0].model_extra["grounding"]["trust"] == pytest.approx(want.trust)
+    assert final[0].model_extra["grounding"]["citations"] == [c.model_dump() for c in want.citations]
+    assert final[0].model_extra["grounding"]["support"] == want.support
     assert chunks[-1].usage.completion_tokens == len(want.token_ids)
+
+
+def test_an_unsupported_answer_is_withheld_in_the_body_the_headers_and_the_last_chunk(client, server, decoder):
+    """A question no passage is about: the server says so as the decoder does, with the support and the flag in
+    ``grounding`` (plain and streamed) and in the headers for clients that drop unknown body fields."""
+    unrelated = [{"text": "The Colosseum is an amphitheatre in the centre of Rome.", "id": "rome"}]
+    want = decoder.generate("Who wrote the Linux kernel?", unrelated, config=DecodingConfig(max_new_tokens=N))
+    assert want.abstained, "the case must abstain in process, or this test checks nothing"
+    body = {"model": decoder.name, "messages": [{"role": "user", "content": "Who wrote the Linux kernel?"}],
+            "max_tokens": N, "documents": unrelated}
+    raw = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=120)
+    g = raw.json()["grounding"]
+    assert raw.json()["choices"][0]["message"]["content"] == want.text == DecodingConfig().abstention_text
+    assert (g["abstained"], g["finish_reason"], g["support"], g["citations"]) == (True, "abstain", want.support, [])
+    assert raw.headers["x-grounding-abstained"] == "true" and float(raw.headers["x-grounding-support"]) == want.support
+    chunks = list(client.chat.completions.create(model=decoder.name, messages=body["messages"], max_tokens=N,
+                                                 stream=True, extra_body={"documents": unrelated}))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == want.text
+    last = [c for c in chunks if c.choices and c.choices[0].finish_reason][0].model_extra["grounding"]
+    assert last["abstained"] is True and last["support"] == want.support
+    kept = client.chat.completions.create(model=decoder.name, messages=body["messages"], max_tokens=N,
+                                          extra_body={"documents": unrelated, "decoding": {"support_threshold": None}})
+    assert kept.model_extra["grounding"]["abstained"] is False and kept.choices[0].message.content != want.text
 
 
 def test_completions_endpoint_plain_and_streaming(client, decoder):
@@ -420,7 +447,7 @@ def test_langchain_wrappers_with_base_url_answer_as_in_process(server, decoder):
     msg = chat.invoke(QUESTION, documents=lc_documents())
     assert msg.content == want.text
     assert msg.response_metadata["trust"] == pytest.approx(want.trust)
-    assert msg.response_metadata["citations"] == want.citations
+    assert msg.response_metadata["citations"] == [c.model_dump() for c in want.citations]
     assert "".join(c.content for c in chat.stream(QUESTION, documents=lc_documents())) == want.text
     llm = GroundedRAGLLM(base_url=server, decoding={"max_new_tokens": N})
     assert llm.invoke(QUESTION, documents=lc_documents()) == want.text

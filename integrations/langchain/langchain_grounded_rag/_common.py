@@ -13,6 +13,7 @@ from langchain_core.documents import Document as LCDocument
 from pydantic import ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
+from grounded_rag.attribution import source_metadata
 from grounded_rag.config import describe
 from grounded_rag.inputs import DOCUMENT_KEYS, as_document
 from grounded_rag.serving.client import GroundedClient, connect
@@ -95,7 +96,7 @@ def to_documents(
             if score is None:
                 score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
             out.append(Document(text=doc.page_content, title=meta.get("title") or None,
-                                id=doc.id or meta.get("id") or meta.get("source"), metadata={}))
+                                id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)))
         elif isinstance(doc, Document):
             out.append(doc)
             score = doc.score if score is None else score

@@ -65,7 +65,7 @@ def _recording(config: RunnableConfig | None, recorder: _Grounding) -> RunnableC
         callbacks = [*callbacks, recorder]
     else:
         callbacks = callbacks.copy()
-        callbacks.add_handler(recorder, inherit=False)
+        callbacks.add_handler(recorder, inherit=True)  # the model runs inside the prompt | model sequence
     return patch_config(config, callbacks=callbacks)
 
 

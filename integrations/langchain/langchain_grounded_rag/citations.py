@@ -28,7 +28,7 @@ def annotations(metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
         out.append(create_citation(url=source if source and "://" in source else None,
                                    title=c.get("title") or source or f"Doc {c.get('document')}",
                                    start_index=c["answer_start"], end_index=c["answer_end"],
-                                   cited_text=c.get("quote") or None, extras=extras))
+                                   cited_text=c.get("quote") or None, **extras))
     return out
 
 

@@ -47,8 +47,10 @@ def test_metadata_complete_and_stream_complete(llm):
     full = llm.complete(QUESTION, documents=list(TEXTS.values()), scores=[0.7, 0.2, 0.3])
     assert full.text and full.additional_kwargs["trust_source"] == "scores"
     chunks = list(llm.stream_complete(QUESTION, documents=list(TEXTS.values()), scores=[0.7, 0.2, 0.3]))
-    assert len(chunks) > 2
     assert "".join(c.delta for c in chunks) == chunks[-1].text == full.text
+    free = list(llm.stream_complete(QUESTION, documents=list(TEXTS.values()), scores=[0.7, 0.2, 0.3],
+                                    support_threshold=None))  # without abstention, token by token
+    assert len(free) > 2 and free[-1].text == full.text
     assert all(b.text.startswith(a.text) for a, b in zip(chunks, chunks[1:])), "text is cumulative"
     assert chunks[-1].additional_kwargs["trust"] == full.additional_kwargs["trust"]
 
@@ -65,8 +67,18 @@ def test_retriever_query_engine_carries_scores_trust_trace_and_sources(llm, inde
     assert response.metadata["scores_used"] == pytest.approx([expected[k - 1] for k in numbers])
     assert 0 < response.metadata["trust"] < 1 and response.metadata["trust_source"] == "scores"
     assert response.metadata["trace_summary"]["tokens"] > 0
+    assert response.metadata["cited_node_ids"] and not response.metadata["abstained"]
     for node_id in response.metadata["cited_node_ids"]:
         assert node_id in {n.node.node_id for n in response.source_nodes}
+    marked = {n.node.node_id: n.node.metadata for n in response.source_nodes}
+    assert {i for i, m in marked.items() if m["cited"]} == set(response.metadata["cited_node_ids"])
+    for i, m in marked.items():
+        text = next(n.node.text for n in response.source_nodes if n.node.node_id == i)
+        assert all(text[c["start"]:c["end"]] == c["quote"] for c in m["cited_spans"] if c["start"] is not None)
+        assert "cited_spans" not in next(n.node for n in response.source_nodes if n.node.node_id == i).get_content(
+            metadata_mode="llm"), "the marks never reach a model"
+    assert all("cited" not in n.node.metadata for n in retriever.retrieve(QUESTION)), \
+        "the index's own nodes are left as they were"
     docs, scores = nodes_to_documents(response.source_nodes, "exp_l2")
     assert [d.title for d in docs] == [n.node.metadata["title"] for n in response.source_nodes]
     direct = llm.decoder.generate(QUESTION, docs, scores, llm.decoding)
@@ -92,8 +104,18 @@ def test_as_query_engine_streaming_equals_non_streaming(llm, index):
     streamed = streaming.query(QUESTION)
     assert isinstance(streamed, StreamingResponse)
     pieces = list(streamed.response_gen)
-    assert len(pieces) > 2 and "".join(pieces) == expected.response
+    assert "".join(pieces) == expected.response
     assert streamed.metadata["trust"] == expected.metadata["trust"]
+    assert streamed.metadata["citations"] == expected.metadata["citations"]
+    assert [n.node.metadata["cited"] for n in streamed.source_nodes] == \
+        [n.node.metadata["cited"] for n in expected.source_nodes]
+
+
+def test_a_query_the_index_does_not_answer_is_answered_with_the_abstention(llm, index):
+    engine = RetrieverQueryEngine(index.as_retriever(similarity_top_k=1), response_synthesizer=GroundedSynthesizer(llm))
+    response = engine.query("Who wrote the Linux kernel?")
+    assert response.metadata["abstained"] and response.response == llm.decoding.abstention_text
+    assert response.metadata["cited_node_ids"] == [] and not any(n.node.metadata["cited"] for n in response.source_nodes)
 
 
 def test_async_query(llm, index):

@@ -37,6 +37,7 @@ from llama_index_instrumentation.span_handlers import BaseSpanHandler
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
+from grounded_rag.attribution import source_metadata
 from grounded_rag.inputs import DOCUMENT_KEYS, as_document
 from grounded_rag.config import describe
 from grounded_rag.errors import GroundedRAGError
@@ -138,9 +139,6 @@ def check_range(scores: Sequence[float], space: str) -> list[float]:
     return list(scores)
 
 
-SOURCE_KEYS = ("source", "file_path", "file_name", "url")  # node metadata that names where a passage came from
-
-
 def to_documents(
     items: Sequence[Any] | None, scores: Sequence[float] | None, space: ScoreSpace
 ) -> tuple[list[Document], list[float] | None]:
@@ -160,8 +158,7 @@ def to_documents(
         if isinstance(item, BaseNode):
             meta = item.metadata or {}
             title = meta.get("title") or meta.get("file_name")
-            source = {k: meta[k] for k in SOURCE_KEYS if isinstance(meta.get(k), str)}  # for citations' source
-            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source))
+            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source_metadata(meta)))
         elif isinstance(item, Document):
             docs.append(item)
             score = item.score
