@@ -12,7 +12,9 @@ compares the two prefill paths on 8 prompts of different lengths (1-5 documents)
 in the decode figures; ``relevance_filter_ms`` is the default relevance filter's scoring pass over the
 same passages (once per question, before the prefill; nothing per token). ``attribution_over_answer`` is what
 citations and the support score (grounded_rag.attribution, on by default) add to answering with the default method,
-as a share of the answer's own time (``answer_ms``, relevance filter and decode, ``answer_tokens`` long).
+as a share of the answer's own time (``answer_ms``, relevance filter and decode, ``answer_tokens`` long); with one
+passage (``..._one_passage``) the filter does not run, and the passage's question likelihood is read for the support
+alone.
 """
 
 from __future__ import annotations
@@ -235,6 +237,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
 
     relevance_ms = statistics.median(_relevance_ms(decoder, docs) for _ in range(max(2, repeats // 2)))
     answer_ms, attributed_ms, answer_tokens = _attribution_ms(decoder, docs, new_tokens, max(2, repeats // 2))
+    one_ms, one_attributed_ms, _ = _attribution_ms(decoder, docs[:1], new_tokens, max(2, repeats // 2))
     mem_std = memory_in_subprocess(model, "standard", new_tokens)
     mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
     return {
@@ -260,6 +263,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "answer_tokens": answer_tokens,
         "attribution_ms": round(attributed_ms - answer_ms, 1),
         "attribution_over_answer": round((attributed_ms - answer_ms) / answer_ms, 3),
+        "attribution_over_answer_one_passage": round((one_attributed_ms - one_ms) / one_ms, 3),
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),
         "batch8_speedup": round(batch_tps / single_tps, 2),
