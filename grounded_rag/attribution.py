@@ -284,34 +284,36 @@ def _names_a_fact(word: str) -> bool:
 
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
                    ) -> tuple[list[Word], dict[int, set[int]]]:
-    """The answer's new content: its content words the question does not already say, nor nearly (the same first
-    four letters: an answer that misspells the question's name adds nothing), only its figures and names
-    where it has any; and for each of them the passages that ground it: spell it, or raise its tokens by at least
-    ``EVIDENCE_NATS`` on average ("6" where the passage says "six"). A name must be spelt: a passage that says
-    "lumenfold" raises an invented "LumenFox" too."""
+    """The words an answer's support is judged on, and for each of them the passages that ground it.
+
+    The words are its new facts: its content words the question does not already say, nor nearly (the same first
+    four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
+    has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
+    stop string) is judged on its content words; one without any ("Yes.") on none. A passage grounds a word if it
+    spells it or raises its tokens by at least ``EVIDENCE_NATS`` on average ("6" where the passage says "six"); a
+    name must be spelt: a passage that says "lumenfold" raises an invented "LumenFox" too."""
     asked = {w.norm for w in words(answer.question)}
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
-    new = [w for w in words(answer.text) if w.content and w.norm not in asked
-           and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
-    facts = [w for w in new if _names_a_fact(answer.text[w.start:w.end])]
-    new = facts or new  # names and figures carry an answer's claim; the words around them may paraphrase
+    said = [w for w in words(answer.text) if w.content]
+    new = [w for w in said if w.norm not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+    judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
     spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
     grounds: dict[int, set[int]] = {}
-    for i, w in enumerate(new):
+    for i, w in enumerate(judged):
         tokens = _tokens_in(offsets, w.start, w.end)
         name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
         grounds[i] = {d for d in range(len(answer.documents))
                       if w.norm in spelt[d] or (not name and tokens and evidence[d] and
                                                 _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS)}
-    return new, grounds
+    return judged, grounds
 
 
 def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
             gains: Sequence[float]) -> float:
-    """How well the passages support the answer, 0-1: the share of its new content they ground (see
-    :func:`grounded_words`) times how much the best passage grounding it is about the question (``support_of`` its
-    question gain). An answer with no new content ("Yes.") is judged whole: the best passage that raises its tokens
-    by ``EVIDENCE_NATS``. 0 where nothing grounds it."""
+    """How well the passages support the answer, 0-1: the share of its judged words they ground (see
+    :func:`grounded_words`: its new facts) times how much the best passage grounding one is about the question
+    (``support_of`` its question gain). An answer without content words ("Yes.") is judged whole: the best passage
+    that raises its tokens by ``EVIDENCE_NATS``. 0 where nothing grounds it."""
     new, grounds = grounded_words(answer, evidence, offsets)
     if new:
         grounding = set().union(*grounds.values())

@@ -14,6 +14,8 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, support, support_of,
+                          token_offsets)
 from .config import DecodingConfig
 from .engine import Step, common_prefix_length, decode
 from .errors import InputError
@@ -21,8 +23,6 @@ from .inputs import DocumentLike, Request, check_scores, checked_request, fit_co
 from .methods import Method, get_method
 from .models import load_model
 from .relevance import question_likelihoods, relevant
-from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, support, support_of,
-                          token_offsets)
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore

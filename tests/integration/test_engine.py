@@ -213,15 +213,16 @@ def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
 
 
 def test_stop_strings_and_eos_end_generation(decoder):
-    free = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48)
+    # without abstention: this answer rests on the Paris passage, which is not about the question, and is withheld
+    free = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48, support_threshold=None)
     assert free.finish_reason == "eos"
     assert free.trace[-1].token_id in decoder.eos_ids
     words = free.text.split()
     stop = " ".join(words[2:4])  # a multi-token stop string from inside the answer
-    stopped = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48, stop=[stop])
+    stopped = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=48, stop=[stop], support_threshold=None)
     assert stopped.finish_reason == "stop"
     assert stop not in stopped.text and free.text.startswith(stopped.text)
-    short = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=3)
+    short = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=3, support_threshold=None)
     assert short.finish_reason == "length" and len(short.token_ids) == 3
 
 
@@ -243,9 +244,11 @@ def test_sampling_transforms_apply_after_fusion(decoder):
 
 
 def test_stream_yields_the_generate_text(decoder):
-    pieces = list(decoder.stream(QUESTION, DOCUMENTS, max_new_tokens=N))
+    held = list(decoder.stream(QUESTION, DOCUMENTS, max_new_tokens=N))  # abstention on: shown once it is not withheld
+    assert "".join(held) == decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N).text
+    pieces = list(decoder.stream(QUESTION, DOCUMENTS, max_new_tokens=N, support_threshold=None))
     assert len(pieces) > 3
-    assert "".join(pieces) == decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N).text
+    assert "".join(pieces) == decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=N, support_threshold=None).text
 
 
 def test_trace_and_result_fields(decoder):
@@ -263,8 +266,9 @@ def test_trace_and_result_fields(decoder):
 @pytest.mark.parametrize("method", ["dola", "knnlm"])
 def test_hidden_state_methods_stream_the_same_when_each_step_runs_in_a_new_thread(decoder, method):
     """LangChain's default _astream resumes the generator in executor threads, one step each."""
-    expected = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N).text
-    pieces = decoder.stream(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
+    # without abstention, so that the stream yields (and resumes) at every token
+    expected = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, support_threshold=None).text
+    pieces = decoder.stream(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, support_threshold=None)
     text, pools = "", []
     while True:  # every step in a new thread, all kept alive so no thread id is reused
         pools.append(ThreadPoolExecutor(max_workers=1))

@@ -155,8 +155,11 @@ def test_extractive_answers_are_spans_of_the_documents(decoder, method):
 def test_extractive_follows_the_evidence_where_free_decoding_answers_from_memory(decoder):
     # both passages read (relevance_margin=None): reading the weather passage too, the model answers from memory
     free = decoder.generate("What is the capital of France?", CONFLICT, method="standard", max_new_tokens=24,
-                            relevance_margin=None)
+                            relevance_margin=None, support_threshold=None)
     assert "Paris" in free.text, "the premise: the model answers from memory"
+    withheld = decoder.generate("What is the capital of France?", CONFLICT, method="standard", max_new_tokens=24,
+                                relevance_margin=None)
+    assert withheld.abstained and withheld.unsupported_answer == free.text, "no passage spells Paris"
     result = decoder.generate("What is the capital of France?", CONFLICT, method="standard", extractive=True,
                               max_new_tokens=24, relevance_margin=None)
     assert "Lyon" in result.text and "Paris" not in result.text
@@ -180,7 +183,8 @@ def test_extractive_batched_equals_one_by_one(decoder, method):
 
 
 def test_ask_extractive_from_the_command_line(capsys):
-    args = ["ask", "What is the capital of France?", "--doc", CONFLICT[0], "--doc", CONFLICT[1], "--extractive"]
+    args = ["ask", "What is the capital of France?", "--doc", CONFLICT[0], "--doc", CONFLICT[1], "--extractive",
+            "--no-sources"]
     assert main(args) == 0
     answer = capsys.readouterr().out.strip()
     assert is_span(answer, CONFLICT) and "Lyon" in answer

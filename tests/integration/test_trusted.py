@@ -126,7 +126,7 @@ def test_eval_trusted_refuses_retrieved_text_in_its_rows(capsys, tmp_path):
         args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard", "--limit", "1",
                 "--no-tune", "--no-latency", "--trusted", "--out", str(tmp_path / "out"), *extra]
         assert main(args) == 2
-        assert "without --distractors and --inject" in capsys.readouterr().err
+        assert "without --distractors, --inject and --unanswerable" in capsys.readouterr().err
         assert not (tmp_path / "out").exists(), "refused before anything is written"
 
 

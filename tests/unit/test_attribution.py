@@ -90,12 +90,18 @@ def test_support_is_the_grounded_share_of_the_new_facts_times_the_passage_releva
     assert support(invented, flat, spans(invented.text), [1.0, 1.0]) == 0.0
 
 
-def test_words_the_question_says_are_not_new_content():
-    a = answer("The Berlin office is in Berlin.", question="Where is the Berlin office?")
-    new, _ = grounded_words(a, [[0.0] * 6, [0.0] * 6], spans(a.text))
-    assert new == [], "repeating the question adds nothing to ground"
-    clara = answer("Santa Clara", question="who lives in santa clarita")
-    assert grounded_words(clara, [[0.0] * 2, [0.0] * 2], spans(clara.text))[0] == []
+def test_words_the_question_says_are_not_new_facts():
+    a = answer("It is at Kastanienallee 41 for the Berlin office.", question="Where is the Berlin office?")
+    judged, _ = grounded_words(a, [[0.0] * 9, [0.0] * 9], spans(a.text))
+    assert [w.norm for w in judged] == ["kastanienallee", "41"], "only what the answer adds is judged"
+    clara = answer("Santa Clara Diet", question="who plays in santa clarita diet")
+    assert [w.norm for w in grounded_words(clara, [[0.0] * 3, [0.0] * 3], spans(clara.text))[0]] == \
+        ["santa", "clara", "diet"], "a misspelt question is restated, so judged on its content words"
+
+
+def test_an_answer_that_only_restates_the_question_rests_on_the_passages_that_spell_it():
+    a = answer("The Berlin office", question="Where is the Berlin office?")
+    assert support(a, [[0.0] * 3, [0.0] * 3], spans(a.text), [1.0, -1.0]) == pytest.approx(support_of(1.0), abs=1e-4)
 
 
 def test_an_answer_without_new_content_is_judged_by_the_evidence_for_all_of_it():
