@@ -10,12 +10,13 @@ Three readings of the same LM, none of them asked of the model in words (a 135M 
   mean log p(question | no passage)`` per question token (the relevance filter's reading, against a baseline). A
   passage about something else does not explain the question, whatever the answer copied from it.
 
-``support`` (0-1) = the share of the answer's new content (its content words the question does not already say)
-that some passage grounds (spells it, or raises its tokens by ``EVIDENCE_NATS``), times ``support_of`` the question
-gain of the best passage that grounds it: sigmoid(2 x gain), so 0.5 is a passage that makes the question no likelier
-than no passage at all, 0.73 half a nat per question token, 0.88 a whole one. An answer whose support is below
-``DecodingConfig.support_threshold`` is withheld and the result says ``DecodingConfig.abstention_text`` instead; a
-request none of whose passages could reach the threshold is not decoded.
+``support`` (0-1) = the share of the answer's new facts (:func:`grounded_words`: its figures and names the question
+does not already say) that some passage grounds (spells it, or raises its tokens by ``EVIDENCE_NATS``), times
+``support_of`` the question gain of the best passage that grounds one: sigmoid(2 x gain), so 0.5 is a passage that
+makes the question no likelier than no passage at all, 0.73 half a nat per question token, 0.88 a whole one. An
+answer whose support is below ``DecodingConfig.support_threshold`` is withheld and the result says
+``DecodingConfig.abstention_text`` instead; a request none of whose passages could reach the threshold is not decoded
+(no answer could). docs/citations.md has the validation traces behind each choice.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def find_citations(text: str, n_documents: int) -> list[int]:
         if 1 <= k <= n_documents and k not in seen:
             seen.append(k)
     return seen
+
 
 _WORD = re.compile(r"[^\W_]+(?:[.,:'’][^\W_]+)*")  # "1,200", "1.1", "10:00", "it's" are one word each
 # Words that say nothing on their own: a span of only these ("of the") is not evidence of anything.

@@ -164,3 +164,35 @@ def test_bad_calls_get_clear_errors(llm):
         llm.complete(QUESTION)
     with pytest.raises(InputError, match="rho_max"):
         GroundedRAG(decoding={"rho_max": -1})
+
+
+@pytest.fixture(scope="module")
+def full_llm() -> GroundedRAG:
+    return GroundedRAG(decoding={"max_new_tokens": 24})
+
+
+def test_a_stock_query_engine_response_carries_the_citations(full_llm, chroma_index, events):
+    """index.as_query_engine(llm=GroundedRAG()): the stock synthesizer's response gets the answer's citations,
+    support and abstention in its metadata, and its source nodes say which the answer cites — as
+    GroundedSynthesizer's, plain, streamed and async."""
+    engine = chroma_index.as_query_engine(llm=full_llm, similarity_top_k=2)
+    response = engine.query(QUESTION)
+    result = last_completion(events)
+    assert response.response == result.text and not result.abstained and result.citations
+    assert response.metadata["citations"] == [c.model_dump() for c in result.citations]
+    assert response.metadata["support"] == result.support and response.metadata["abstained"] is False
+    cited = {n.node.node_id for n in response.source_nodes if n.node.metadata["cited"]}
+    assert cited == set(response.metadata["cited_node_ids"]) and cited
+    for n in response.source_nodes:
+        for span in n.node.metadata["cited_spans"]:
+            assert span["start"] is None or n.node.text[span["start"]:span["end"]] == span["quote"]
+    streamed = chroma_index.as_query_engine(llm=full_llm, similarity_top_k=2, streaming=True).query(QUESTION)
+    assert "".join(streamed.response_gen) == response.response
+    assert streamed.metadata["citations"] == response.metadata["citations"]
+    assert [n.node.metadata["cited"] for n in streamed.source_nodes] == [n.node.metadata["cited"]
+                                                                         for n in response.source_nodes]
+    later = asyncio.run(engine.aquery(QUESTION))
+    assert later.metadata["citations"] == response.metadata["citations"]
+    unanswered = engine.query("Who wrote the Linux kernel?")
+    assert unanswered.metadata["abstained"] and unanswered.response == full_llm.decoding.abstention_text
+    assert not any(n.node.metadata["cited"] for n in unanswered.source_nodes)

@@ -86,8 +86,8 @@ def retriever_space(retriever: Any) -> DistanceSpace | None:
     return None
 
 
-class _RetrievalRecorder(BaseSpanHandler[Any]):
-    """Records each retriever's result in a context variable (no spans are kept)."""
+class _SpanHook(BaseSpanHandler[Any]):
+    """A span handler that keeps no spans: subclasses act on a span's enter or exit."""
 
     def span_enter(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -95,10 +95,8 @@ class _RetrievalRecorder(BaseSpanHandler[Any]):
     def span_drop(self, *args: Any, **kwargs: Any) -> None:
         return None
 
-    def span_exit(self, id_: str, bound_args: Any, instance: Any = None, result: Any = None, **kwargs: Any) -> None:
-        if isinstance(instance, BaseRetriever) and isinstance(result, list):
-            nodes = [n for n in result if isinstance(n, NodeWithScore)]
-            _RETRIEVED.set((nodes, retriever_space(instance)))
+    def span_exit(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
     def new_span(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -110,10 +108,129 @@ class _RetrievalRecorder(BaseSpanHandler[Any]):
         return None
 
 
+class _RetrievalRecorder(_SpanHook):
+    """Records each retriever's result in a context variable."""
+
+    def span_exit(self, id_: str, bound_args: Any, instance: Any = None, result: Any = None, **kwargs: Any) -> None:
+        if isinstance(instance, BaseRetriever) and isinstance(result, list):
+            nodes = [n for n in result if isinstance(n, NodeWithScore)]
+            _RETRIEVED.set((nodes, retriever_space(instance)))
+
+
+# ----------------------------------------------------------------------------- what the answer cites
+CITED_KEYS = ("cited", "cited_spans")  # what mark_cited adds to a source node's metadata (never sent to a model)
+
+
+def mark_cited(sources: Sequence[NodeWithScore], result: GenerationResult, read: Sequence[Any]) -> list[NodeWithScore]:
+    """The response's source nodes, each a copy whose metadata says whether the answer cites it (``cited``) and
+    which answer spans rest on which of its spans (``cited_spans``); the index's own nodes are left as they were.
+    ``read`` are the nodes the answer was decoded from, in order: a citation's ``document`` is its 1-based place
+    there."""
+    ids = [(n.node if isinstance(n, NodeWithScore) else n).node_id for n in read if isinstance(n, (NodeWithScore, BaseNode))]
+    out = []
+    for item in sources:
+        number = ids.index(item.node.node_id) + 1 if item.node.node_id in ids else None
+        spans = [{"answer_start": c.answer_start, "answer_end": c.answer_end, "start": c.start, "end": c.end,
+                  "quote": c.quote, "kind": c.kind} for c in result.citations if c.document == number]
+        node = item.node.model_copy(deep=False)
+        node.metadata = {**item.node.metadata, "cited": bool(spans), "cited_spans": spans}
+        node.excluded_llm_metadata_keys = [*item.node.excluded_llm_metadata_keys,
+                                           *(k for k in CITED_KEYS if k not in item.node.excluded_llm_metadata_keys)]
+        node.excluded_embed_metadata_keys = [*item.node.excluded_embed_metadata_keys,
+                                             *(k for k in CITED_KEYS if k not in item.node.excluded_embed_metadata_keys)]
+        out.append(NodeWithScore(node=node, score=item.score))
+    return out
+
+
+def grounded_metadata(result: GenerationResult, read: Sequence[Any]) -> dict[str, Any]:
+    """The result's grounding facts for a LlamaIndex ``Response.metadata``, with the cited nodes' ids."""
+    meta = result.metadata()
+    nodes = [n.node if isinstance(n, NodeWithScore) else n for n in read]
+    meta["cited_node_ids"] = [nodes[k - 1].node_id for k in meta["cited_documents"]
+                              if k <= len(nodes) and isinstance(nodes[k - 1], BaseNode)]
+    return meta
+
+
+class _Answered:
+    """The grounded answer a stock synthesizer's ``predict``/``stream`` gave and the nodes it read, until the response
+    it becomes is known (a streamed answer is complete only after the synthesizer has returned its response)."""
+
+    def __init__(self, read: Sequence[Any]) -> None:
+        self.read: list[Any] = list(read)
+        self.result: GenerationResult | None = None
+        self.response: Any = None
+
+    def finish(self, result: GenerationResult) -> None:
+        self.result = result
+        if self.response is not None:
+            self.annotate(self.response)
+
+    def annotate(self, response: Any) -> None:
+        """The response's metadata gets the citations, support and abstention; its source nodes are marked."""
+        if self.result is None:
+            self.response = response  # streaming: done when the last token is
+            return
+        if isinstance(getattr(response, "metadata", None), dict):
+            response.metadata.update(grounded_metadata(self.result, self.read))
+        else:
+            response.metadata = grounded_metadata(self.result, self.read)
+        response.source_nodes[:] = mark_cited(response.source_nodes, self.result, self.read)
+
+
+class _Synthesis:
+    """One synthesis: made when it starts, so that an answer given in a worker thread (``apredict``) reaches it through
+    the copied context; a streamed one is still waiting for its answer when the synthesizer returns, and the answer
+    (decoded as the response is read) finds its response here."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.answered: _Answered | None = None
+        self.response: Any = None  # a streamed response waiting for its answer
+
+
+_SYNTHESIS: contextvars.ContextVar[_Synthesis | None] = contextvars.ContextVar("grounded_rag_synthesis", default=None)
+
+
+class _SynthesisRecorder(_SpanHook):
+    """Hands a stock synthesizer's response the grounded answer given for it."""
+
+    def span_enter(self, id_: str, bound_args: Any, instance: Any = None, **kwargs: Any) -> None:
+        current = _SYNTHESIS.get()
+        if current is None or not current.open:  # a synthesis's own inner spans keep it
+            _SYNTHESIS.set(_Synthesis())
+
+    def span_exit(self, id_: str, bound_args: Any, instance: Any = None, result: Any = None, **kwargs: Any) -> None:
+        synthesis = _SYNTHESIS.get()
+        if synthesis is None or not synthesis.open or not hasattr(result, "source_nodes"):
+            return
+        synthesis.open = False
+        if synthesis.answered is not None:
+            _SYNTHESIS.set(None)
+            synthesis.answered.annotate(result)
+        else:
+            synthesis.response = result
+
+
+def _answered(read: Sequence[Any]) -> _Answered:
+    """A new answer over ``read``, handed to the synthesis it is for (one in flight, or a streamed response waiting
+    for it)."""
+    answered = _Answered(read)
+    synthesis = _SYNTHESIS.get()
+    if synthesis is not None and synthesis.open:
+        synthesis.answered = answered
+    elif synthesis is not None and synthesis.response is not None:
+        answered.response = synthesis.response
+        _SYNTHESIS.set(None)
+    return answered
+
+
 def _install_recorder() -> None:
     retriever_dispatcher = get_dispatcher("llama_index.core.base.base_retriever")
     if not any(isinstance(h, _RetrievalRecorder) for h in retriever_dispatcher.span_handlers):
         retriever_dispatcher.add_span_handler(_RetrievalRecorder())
+    synthesis = get_dispatcher("llama_index.core.response_synthesizers.base")
+    if not any(isinstance(h, _SynthesisRecorder) for h in synthesis.span_handlers):
+        synthesis.add_span_handler(_SynthesisRecorder())
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -369,11 +486,12 @@ class GroundedRAG(CustomLLM):
             return super().predict(prompt, **prompt_args)
         dispatcher.event(LLMPredictStartEvent(template=prompt, template_args=prompt_args))
         try:
-            text = self.complete(call[0], formatted=True, **call[1]).text
+            out = self.complete(call[0], formatted=True, **call[1])
         except InputError as exc:
             raise PipelineError(str(exc)) from exc
-        dispatcher.event(LLMPredictEndEvent(output=text))
-        return text
+        _answered(call[1]["documents"]).finish(out.raw)  # the response gets the last call's citations, as refine's
+        dispatcher.event(LLMPredictEndEvent(output=out.text))
+        return out.text
 
     @dispatcher.span
     def stream(self, prompt: BasePromptTemplate, **prompt_args: Any) -> TokenGen:
@@ -385,11 +503,14 @@ class GroundedRAG(CustomLLM):
             responses = self.stream_complete(call[0], formatted=True, **call[1])
         except InputError as exc:
             raise PipelineError(str(exc)) from exc
+        answered = _answered(call[1]["documents"])
 
         def tokens() -> TokenGen:
             text = ""
             for r in responses:
                 text = r.text
+                if r.raw is not None:
+                    answered.finish(r.raw)
                 if r.delta:
                     yield r.delta
             dispatcher.event(LLMPredictEndEvent(output=text))

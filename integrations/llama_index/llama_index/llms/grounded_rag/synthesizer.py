@@ -22,7 +22,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from grounded_rag import DecodingConfig, Document, GenerationResult
 from grounded_rag.trust import DistanceSpace
 
-from .base import GroundedRAG, ScoreSpace, retriever_space, to_documents  # noqa: F401  (re-export)
+from .base import GroundedRAG, ScoreSpace, grounded_metadata, mark_cited, retriever_space, to_documents  # noqa: F401
 
 dispatcher = get_dispatcher(__name__)
 
@@ -95,7 +95,8 @@ class GroundedSynthesizer(BaseSynthesizer):
         call = {"documents": docs, "scores": scores, **self._settings()}
         if not self._streaming:
             out = self._grounded.complete(query_str, **call)  # emits LlamaIndex's LLM completion events
-            return Response(out.text, source_nodes=mark_cited(sources, out.raw), metadata=self._metadata(out.raw, nodes))
+            return Response(out.text, source_nodes=mark_cited(sources, out.raw, nodes),
+                            metadata=self._metadata(out.raw, nodes))
         metadata: dict[str, Any] = {}
         stream = self._grounded.stream_complete(query_str, **call)
 
@@ -103,7 +104,7 @@ class GroundedSynthesizer(BaseSynthesizer):
             for chunk in stream:
                 if chunk.raw is not None:
                     metadata.update(self._metadata(chunk.raw, nodes))
-                    sources[:] = mark_cited(sources, chunk.raw)  # the response holds this list
+                    sources[:] = mark_cited(sources, chunk.raw, nodes)  # the response holds this list
                 if chunk.delta:
                     yield chunk.delta
 
@@ -115,28 +116,6 @@ class GroundedSynthesizer(BaseSynthesizer):
 
     @staticmethod
     def _metadata(result: GenerationResult, nodes: Sequence[NodeWithScore]) -> dict[str, Any]:
-        meta = result.metadata()
-        meta["cited_node_ids"] = [nodes[k - 1].node.node_id for k in meta["cited_documents"]]
+        meta = grounded_metadata(result, nodes)
         meta["scores_used"] = [d.score for d in result.documents]
         return meta
-
-
-CITED_KEYS = ("cited", "cited_spans")  # what mark_cited adds to a source node's metadata (never sent to a model)
-
-
-def mark_cited(sources: Sequence[NodeWithScore], result: GenerationResult) -> list[NodeWithScore]:
-    """The response's source nodes, each a copy whose metadata says whether the answer cites it (``cited``) and
-    which answer spans rest on which of its spans (``cited_spans``); the index's own nodes are left as they were.
-    A node's place in ``sources`` is its 1-based ``document`` number in the citations."""
-    out = []
-    for k, item in enumerate(sources, start=1):
-        spans = [{"answer_start": c.answer_start, "answer_end": c.answer_end, "start": c.start, "end": c.end,
-                  "quote": c.quote, "kind": c.kind} for c in result.citations if c.document == k]
-        node = item.node.model_copy(deep=False)
-        node.metadata = {**item.node.metadata, "cited": bool(spans), "cited_spans": spans}
-        node.excluded_llm_metadata_keys = [*item.node.excluded_llm_metadata_keys,
-                                           *(key for key in CITED_KEYS if key not in item.node.excluded_llm_metadata_keys)]
-        node.excluded_embed_metadata_keys = [*item.node.excluded_embed_metadata_keys, *(
-            key for key in CITED_KEYS if key not in item.node.excluded_embed_metadata_keys)]
-        out.append(NodeWithScore(node=node, score=item.score))
-    return out
