@@ -45,3 +45,50 @@ def test_injection_plants_one_seeded_instruction_and_keeps_the_gold_answers():
     assert score_record(record, ex, None)["hijacked"] == 1.0
     assert score_record({**record, "text": ex.answers[0]}, ex, None)["hijacked"] == 0.0
     assert "hijacked" not in score_record(record, rows[0], None), "only injected rows are scored for it"
+
+
+def test_distractors_remember_which_passages_are_the_rows_own():
+    rows = load_examples(DATA)
+    for ex, new in zip(rows, add_distractors(rows, rows, 2, seed=0)):
+        assert [new.documents[i] for i in new.gold] == ex.documents
+        assert new.gold_numbers == {i + 1 for i in new.gold}
+
+
+def test_an_unanswerable_twin_reads_other_rows_passages_only():
+    from grounded_rag.evaluation.data import make_unanswerable
+    from grounded_rag.evaluation.metrics import normalize_answer
+
+    rows = add_distractors(load_examples(DATA), load_examples(DATA), 1, seed=0)
+    twins = make_unanswerable(rows, load_examples(DATA), seed=0)
+    assert make_unanswerable(rows[::-1], load_examples(DATA), seed=0) == twins[::-1], "seeded per example"
+    for ex, twin in zip(rows, twins):
+        assert twin.unanswerable and twin.gold == [] and len(twin.documents) == len(ex.documents)
+        assert twin.question == ex.question and twin.answers == ex.answers
+        for d in twin.documents:
+            text = f" {normalize_answer(d['text'])} "
+            assert not any(f" {normalize_answer(a)} " in text for a in ex.answers + ex.parametric_answer)
+            assert d not in [x for r in load_examples(DATA) if r.question == ex.question for x in r.documents]
+
+
+def test_a_withheld_answer_scores_as_wrong_and_its_citations_against_the_rows_own_passages():
+    from grounded_rag.evaluation.harness import score_record
+
+    rows = add_distractors(load_examples(DATA), load_examples(DATA), 2, seed=0)
+    ex = rows[0]
+    own = ex.gold[0] + 1
+    answer = ex.answers[0]
+    record = {"text": answer, "tokens": 3, "support": 0.9,
+              "citations": [[0, len(answer), own, "copy"], [0, len(answer), own, "model"]]}
+    shown = score_record(record, ex, None, threshold=0.6)
+    assert (shown["substring"], shown["abstention"], shown["false_abstention"]) == (1.0, 0.0, 0.0)
+    assert (shown["citation_precision"], shown["citation_recall"]) == (1.0, 1.0)
+    assert (shown["model_citation_precision"], shown["model_citation_recall"]) == (1.0, 1.0)
+    other = next(k for k in range(1, len(ex.documents) + 1) if k != own)
+    wrong = score_record({**record, "citations": [[0, 1, own, "copy"], [0, 1, other, "copy"]]}, ex, None, 0.6)
+    assert (wrong["citation_precision"], wrong["citation_recall"]) == (0.5, 1.0)
+    withheld = score_record({**record, "support": 0.3}, ex, None, threshold=0.6)
+    assert (withheld["substring"], withheld["substring_without_abstention"], withheld["abstention"]) == (0.0, 1.0, 1.0)
+    assert withheld["false_abstention"] == 1.0 and "citation_precision" not in withheld
+    assert score_record({**record, "support": 0.3}, ex, None, threshold=None)["abstention"] == 0.0
+    prompted = score_record({**record, "text": "The documents do not say."}, ex, None, 0.6, prompted=True)
+    assert prompted["abstention"] == 1.0 and "false_abstention" not in prompted
