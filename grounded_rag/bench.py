@@ -191,44 +191,10 @@ def memory_in_subprocess(model: str | None, method: str, new_tokens: int, questi
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:
     decoder = GroundedDecoder.from_pretrained(model)
     docs = bench_documents()
-    std_prompts, _ = prepared(decoder, "standard", "documents_first", QUESTION, docs)
-    gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
-    gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
-    pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
     default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
-    default_prompts, _ = prepared(decoder, default, "documents_first", QUESTION, docs)
-    texts = [t for d in docs for t in (d["text"], d.get("title")) if t]
+    med, std_prompts, gd_prompts = _method_medians(decoder, docs, default, new_tokens, repeats)
 
-    runs: dict[str, list[tuple[float, float]]] = {"standard": [], "grounded": [], "grounded_paper": [], "grounded_pmi": [],
-                                                  "default": []}
-    timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
-    timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
-    timed_decode(decoder, pmi_prompts, "grounded_pmi", 4, [trust])
-    for _ in range(repeats):
-        runs["standard"].append(timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
-        runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
-        runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
-        runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
-        runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
-    med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
-
-    # Batch throughput: 8 different questions (rotated documents) in one batched decode vs one.
-    batch = []
-    for i in range(8):
-        rotated = docs[i % len(docs):] + docs[: i % len(docs)]
-        batch.append(prepared(decoder, "grounded", "documents_first", QUESTION, rotated))
-    single_times, batch_times, single_step, batch_step = [], [], [], []
-    for _ in range(max(2, repeats // 2)):
-        t = time.perf_counter()
-        single_step.append(timed_decode(decoder, batch[0][0], "grounded", new_tokens, [batch[0][1]])[1])
-        single_times.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        batch_step.append(timed_decode(decoder, [ids for p, _ in batch for ids in p], "grounded", new_tokens,
-                                        [tr for _, tr in batch])[1])
-        batch_times.append(time.perf_counter() - t)
-    single_tps = new_tokens / statistics.median(single_times)
-    batch_tps = 8 * new_tokens / statistics.median(batch_times)
-    decode_speedup = 8 * statistics.median(single_step) / statistics.median(batch_step)
+    single_tps, batch_tps, decode_speedup = _batch_throughput(decoder, docs, new_tokens, max(2, repeats // 2))
 
     padded_ms, ragged_ms = [], []
     for _ in range(max(2, repeats // 2)):
@@ -236,8 +202,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         ragged_ms.append(_mixed_prefill_ms(decoder, docs, ragged=True))
 
     relevance_ms = statistics.median(_relevance_ms(decoder, docs) for _ in range(max(2, repeats // 2)))
-    answer_ms, attributed_ms, answer_tokens = _attribution_ms(decoder, docs, new_tokens, max(2, repeats // 2))
-    one_ms, one_attributed_ms, _ = _attribution_ms(decoder, docs[:1], new_tokens, max(2, repeats // 2))
+    attribution = _attribution_figures(decoder, docs, new_tokens, max(2, repeats // 2))
     mem_std = memory_in_subprocess(model, "standard", new_tokens)
     mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
     return {
@@ -259,11 +224,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
         "relevance_filter_ms": round(relevance_ms, 1),
         "relevance_filter_over_standard_prefill": round(relevance_ms / med["standard"][0], 2),
-        "answer_ms": round(answer_ms, 1),
-        "answer_tokens": answer_tokens,
-        "attribution_ms": round(attributed_ms - answer_ms, 1),
-        "attribution_over_answer": round((attributed_ms - answer_ms) / answer_ms, 3),
-        "attribution_over_answer_one_passage": round((one_attributed_ms - one_ms) / one_ms, 3),
+        **attribution,
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),
         "batch8_speedup": round(batch_tps / single_tps, 2),
@@ -282,3 +243,66 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "grounded_single_tokens_per_s": round(single_tps, 1),
         "grounded_batch8_tokens_per_s": round(batch_tps, 1),
     }
+
+
+def _batch_throughput(decoder: GroundedDecoder, docs: list[dict[str, str]], new_tokens: int,
+                      rounds: int) -> tuple[float, float, float]:
+    """8 different questions (rotated documents) in one batched decode vs one: tokens/s single and batched, and
+    the decode-step speedup."""
+    batch = []
+    for i in range(8):
+        rotated = docs[i % len(docs):] + docs[: i % len(docs)]
+        batch.append(prepared(decoder, "grounded", "documents_first", QUESTION, rotated))
+    single_times, batch_times, single_step, batch_step = [], [], [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        single_step.append(timed_decode(decoder, batch[0][0], "grounded", new_tokens, [batch[0][1]])[1])
+        single_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        batch_step.append(timed_decode(decoder, [ids for p, _ in batch for ids in p], "grounded", new_tokens,
+                                        [tr for _, tr in batch])[1])
+        batch_times.append(time.perf_counter() - t)
+    single_tps = new_tokens / statistics.median(single_times)
+    batch_tps = 8 * new_tokens / statistics.median(batch_times)
+    decode_speedup = 8 * statistics.median(single_step) / statistics.median(batch_step)
+    return single_tps, batch_tps, decode_speedup
+
+
+def _attribution_figures(decoder: GroundedDecoder, docs: list[dict[str, str]], new_tokens: int,
+                         rounds: int) -> dict[str, Any]:
+    """Citations and support as a ratio to decoding the answer, over all passages and over one."""
+    answer_ms, attributed_ms, answer_tokens = _attribution_ms(decoder, docs, new_tokens, rounds)
+    one_ms, one_attributed_ms, _ = _attribution_ms(decoder, docs[:1], new_tokens, rounds)
+    return {
+        "answer_ms": round(answer_ms, 1),
+        "answer_tokens": answer_tokens,
+        "attribution_ms": round(attributed_ms - answer_ms, 1),
+        "attribution_over_answer": round((attributed_ms - answer_ms) / answer_ms, 3),
+        "attribution_over_answer_one_passage": round((one_attributed_ms - one_ms) / one_ms, 3),
+    }
+
+
+def _method_medians(decoder: GroundedDecoder, docs: list[dict[str, str]], default: str, new_tokens: int,
+                    repeats: int) -> tuple[dict[str, tuple[float, float]], list[list[int]], list[list[int]]]:
+    """Median (prefill ms, decode ms per token) per method, interleaved so that machine noise hits all alike; and
+    the standard and grounded prompts the other figures reuse."""
+    std_prompts, _ = prepared(decoder, "standard", "documents_first", QUESTION, docs)
+    gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
+    gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
+    pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
+    default_prompts, _ = prepared(decoder, default, "documents_first", QUESTION, docs)
+    texts = [t for d in docs for t in (d["text"], d.get("title")) if t]
+
+    runs: dict[str, list[tuple[float, float]]] = {
+        k: [] for k in ("standard", "grounded", "grounded_paper", "grounded_pmi", "default")}
+    timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
+    timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
+    timed_decode(decoder, pmi_prompts, "grounded_pmi", 4, [trust])
+    for _ in range(repeats):
+        runs["standard"].append(timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
+        runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
+        runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
+        runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
+        runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
+    med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
+    return med, std_prompts, gd_prompts

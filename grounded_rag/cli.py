@@ -181,21 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grounded-rag", description="Grounded Decoding for RAG")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)")
-    ask.add_argument("question")
-    ask.add_argument("--doc", action="append", default=[], help="a document's text (repeatable)")
-    ask.add_argument("--score", action="append", type=float, default=[], help="a document's retriever score")
-    ask.add_argument("--trusted", action="store_true",
-                     help="the --doc passages are your own (an instruction, policy or notes you wrote), not retrieved "
-                          "text: the answer may follow what they dictate (Document.trusted)")
-    ask.add_argument("--store", help="a folder made by `grounded-rag ingest`: retrieve from it")
-    ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
-    ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
-    ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")
-    ask.add_argument("--no-sources", action="store_true",
-                     help="print the answer alone, without the passages it rests on and its support")
-    _config_args(ask)
-    ask.set_defaults(func=cmd_ask)
+    _ask_parser(sub)
 
     bench = sub.add_parser("bench", help="standard vs grounded speed and memory, as ratios")
     bench.add_argument("--model", default=None)
@@ -214,6 +200,32 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--chunk-chars", type=int, default=800)
     ingest.set_defaults(func=cmd_ingest)
 
+    _serve_parser(sub)
+    _eval_parser(sub)
+    return parser
+
+
+def _ask_parser(sub: argparse._SubParsersAction) -> None:
+    """`grounded-rag ask`: one question over --doc passages or a store."""
+    ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)")
+    ask.add_argument("question")
+    ask.add_argument("--doc", action="append", default=[], help="a document's text (repeatable)")
+    ask.add_argument("--score", action="append", type=float, default=[], help="a document's retriever score")
+    ask.add_argument("--trusted", action="store_true",
+                     help="the --doc passages are your own (an instruction, policy or notes you wrote), not retrieved "
+                          "text: the answer may follow what they dictate (Document.trusted)")
+    ask.add_argument("--store", help="a folder made by `grounded-rag ingest`: retrieve from it")
+    ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
+    ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")
+    ask.add_argument("--no-sources", action="store_true",
+                     help="print the answer alone, without the passages it rests on and its support")
+    _config_args(ask)
+    ask.set_defaults(func=cmd_ask)
+
+
+def _serve_parser(sub: argparse._SubParsersAction) -> None:
+    """`grounded-rag serve`: the OpenAI-compatible server and its batching and Ray settings."""
     srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
     srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
     srv.add_argument("--host", default="127.0.0.1")
@@ -229,6 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--replicas", default="auto", help="with --ray: a number, or 'auto' for autoscaling")
     srv.set_defaults(func=cmd_serve)
 
+
+def _eval_parser(sub: argparse._SubParsersAction) -> None:
+    """`grounded-rag eval`: the matched-protocol evaluation and its settings."""
     ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files")
     ev.add_argument("--data", action="append", required=True)
     ev.add_argument("--methods", default="standard,cad,adacad,static,grounded")
@@ -261,7 +276,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="MemoTrap: skip the log-likelihood scoring of the test rows (slow for the copying methods); "
                          "generation accuracy is still measured")
     ev.set_defaults(func=cmd_eval)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -81,44 +81,57 @@ def to_documents(
     out: list[Document] = []
     raw: list[float | None] = []
     tuples = False
-    for i, doc in enumerate(documents or []):
-        score: Any = None
-        if isinstance(doc, tuple) and len(doc) == 2 and isinstance(doc[0], (LCDocument, Document, str)):
-            doc, score = doc
-            tuples = True
-            if not isinstance(score, (int, float)):
-                raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
-        if isinstance(doc, LCDocument):
-            if not doc.page_content.strip():
-                raise InputError(f"document {i + 1} (id {doc.id}) has empty page_content; drop empty documents "
-                                 "before decoding (e.g. filter the retriever's output)")
-            meta = dict(doc.metadata)
-            if score is None:
-                score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
-            out.append(Document(text=doc.page_content, title=meta.get("title") or None,
-                                id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)))
-        elif isinstance(doc, Document):
-            out.append(doc)
-            score = doc.score if score is None else score
-        elif isinstance(doc, str):
-            if not doc.strip():
-                raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
-            out.append(Document(text=doc))
-        elif isinstance(doc, Mapping):
-            if not str(doc.get("text") or "").strip():
-                raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-            out.append(as_document({k: doc[k] for k in DOCUMENT_KEYS if k in doc}, i))
-            score = doc.get("score")
-        else:
-            raise InputError(
-                f"document {i + 1} is a {type(doc).__name__}; pass LangChain Documents, (Document, score) pairs "
-                "from similarity_search_with_score, or strings"
-            )
+    for i, item in enumerate(documents or []):
+        doc, score, pair = _one_document(item, i)
+        out.append(doc)
         raw.append(None if score is None else float(score))
+        tuples = tuples or pair
+    return out, _trust_scores(raw, scores, tuples, space)
+
+
+def _one_document(doc: Any, i: int) -> tuple[Document, Any, bool]:
+    """One accepted document shape -> ours, its score (None if it has none), whether it came as a pair."""
+    score: Any = None
+    pair = False
+    if isinstance(doc, tuple) and len(doc) == 2 and isinstance(doc[0], (LCDocument, Document, str)):
+        doc, score = doc
+        pair = True
+        if not isinstance(score, (int, float)):
+            raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
+    if isinstance(doc, LCDocument):
+        if not doc.page_content.strip():
+            raise InputError(f"document {i + 1} (id {doc.id}) has empty page_content; drop empty documents "
+                             "before decoding (e.g. filter the retriever's output)")
+        meta = dict(doc.metadata)
+        if score is None:
+            score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
+        return (Document(text=doc.page_content, title=meta.get("title") or None,
+                         id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)),
+                score, pair)
+    if isinstance(doc, Document):
+        return doc, (doc.score if score is None else score), pair
+    if isinstance(doc, str):
+        if not doc.strip():
+            raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
+        return Document(text=doc), score, pair
+    if isinstance(doc, Mapping):
+        if not str(doc.get("text") or "").strip():
+            raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
+        return as_document({k: doc[k] for k in DOCUMENT_KEYS if k in doc}, i), doc.get("score"), pair
+    raise InputError(
+        f"document {i + 1} is a {type(doc).__name__}; pass LangChain Documents, (Document, score) pairs "
+        "from similarity_search_with_score, or strings"
+    )
+
+
+def _trust_scores(
+    raw: list[float | None], scores: Sequence[float] | None, tuples: bool, space: DistanceSpace | None
+) -> list[float] | None:
+    """Explicit scores win; else every document's own score, mapped onto the trust scale, or none at all."""
     if scores is not None:
-        return out, [float(s) for s in scores]
+        return [float(s) for s in scores]
     if all(s is None for s in raw):
-        return out, None
+        return None
     if any(s is None for s in raw):
         missing = [i + 1 for i, s in enumerate(raw) if s is None]
         raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
@@ -133,7 +146,7 @@ def to_documents(
         normalized = normalize_scores([float(s) for s in raw], space)  # type: ignore[misc]
     except ValueError as exc:
         raise InputError(f"{exc}; check score_space=") from None
-    return out, check_range(normalized, space)
+    return check_range(normalized, space)
 
 
 def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -> str:
