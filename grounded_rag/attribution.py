@@ -164,6 +164,7 @@ class Answer:
     text: str
     # log p_full of each answer token as the decode read it (its trace): with one passage, that passage's reading
     full_log_probs: list[float] | None = None
+    cut: bool = False  # the decode stopped at its token limit: its last word may be cut off ("Ang", "201")
 
 
 def scoring_prompts(tokenizer: PreTrainedTokenizerBase, answer: Answer, config: DecodingConfig) -> list[list[int]]:
@@ -291,12 +292,15 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     The words are its new facts: its content words the question does not already say, nor nearly (the same first
     four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
     has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
-    stop string) is judged on its content words; one without any ("Yes.") on none. A passage grounds a word if it
-    spells it or raises its tokens by at least ``EVIDENCE_NATS`` on average ("6" where the passage says "six"); a
-    name must be spelt: a passage that says "lumenfold" raises an invented "LumenFox" too."""
+    stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
+    limit is not judged. A passage grounds a word if it spells it or raises its tokens by at least ``EVIDENCE_NATS``
+    on average ("6" where the passage says "six"); a name must be spelt: a passage that says "lumenfold" raises an
+    invented "LumenFox" too."""
     asked = {w.norm for w in words(answer.question)}
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
+    if answer.cut and said and said[-1].end == len(answer.text):
+        said = said[:-1]  # a word the token limit cut off is not a claim
     new = [w for w in said if w.norm not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
     spelt = [{w.norm for w in words(d.text)} for d in answer.documents]

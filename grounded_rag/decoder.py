@@ -276,7 +276,8 @@ class GroundedDecoder:
         """The results of a batch: its answers, their citations and support (one scoring pass for the batch), and
         abstention where no passage supports an answer (``gains``: :meth:`question_gains`; None: attribution off)."""
         answers = [Answer(r.request.question, r.request.documents, r.request.numbers, r.tokens, r.text.strip(),
-                          [math.log(max(s.p_full, 1e-30)) for s in r.trace[:len(r.tokens)]]) for r in running]
+                          [math.log(max(s.p_full, 1e-30)) for s in r.trace[:len(r.tokens)]], r.finish == "length")
+                   for r in running]
         if gains is not None:
             decoded = [a for a, r in zip(answers, running) if r.finish != "abstain"]
             evidence = iter(passage_evidence(self.model, self.tokenizer, self.pad_id, decoded, config))

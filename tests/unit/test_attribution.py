@@ -104,6 +104,17 @@ def test_an_answer_that_only_restates_the_question_rests_on_the_passages_that_sp
     assert support(a, [[0.0] * 3, [0.0] * 3], spans(a.text), [1.0, -1.0]) == pytest.approx(support_of(1.0), abs=1e-4)
 
 
+def test_a_last_word_cut_off_by_the_token_limit_is_not_judged():
+    flat = [[0.0] * 6, [0.0] * 6]
+    cut = answer("It is at Kastanienallee 41, 104")  # "10435" cut by max_new_tokens
+    assert support(cut, flat, spans(cut.text), [1.0, -1.0]) == pytest.approx(2 / 3 * support_of(1.0), abs=1e-4)
+    cut.cut = True
+    assert support(cut, flat, spans(cut.text), [1.0, -1.0]) == pytest.approx(support_of(1.0), abs=1e-4)
+    ended = answer("It is at Kastanienallee 41, 104.")  # a finished word is judged, whatever stopped the decode
+    ended.cut = True
+    assert support(ended, flat, spans(ended.text), [1.0, -1.0]) == pytest.approx(2 / 3 * support_of(1.0), abs=1e-4)
+
+
 def test_an_answer_without_new_content_is_judged_by_the_evidence_for_all_of_it():
     a = answer("Yes.", question="Is the Berlin office open?")
     assert support(a, [[EVIDENCE_NATS * 2], [0.0]], [(0, 4)], [1.0, 3.0]) == pytest.approx(support_of(1.0), abs=1e-4)
