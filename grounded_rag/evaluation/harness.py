@@ -235,19 +235,20 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
             "main_metric": main, "methods": per_method}
 
 
-THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(9)]  # the support thresholds the validation table reads
+THRESHOLDS = [round(0.3 + 0.05 * i, 2) for i in range(13)]  # the support thresholds the validation table reads
 
 
-def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin: str, twin_validation: list[Example],
-                     spec: str, params: dict[str, Any]) -> list[dict[str, float]]:
-    """For each support threshold in ``THRESHOLDS``, on validation rows only: the share of the unanswerable twin's
-    answers withheld, and of the answerable rows' right answers (and of all their answers) withheld. The
-    default threshold is read off this table (docs/citations.md)."""
+def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin: str | None,
+                     twin_validation: list[Example], spec: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """For each support threshold in ``THRESHOLDS``, on validation rows only: the share of the answerable rows' right
+    answers (and of all their answers) withheld, and with ``twin`` (--unanswerable) of the unanswerable twin's
+    answers. The default threshold is read off these tables (docs/citations.md)."""
     method = run.grids[spec][0]
     answerable = generate_records(run.decoder, validation, dataset, method, params, run.ckpt, run.batch_size,
                                   run.max_new_tokens, f"{dataset}: validation {method}")
-    unanswerable = generate_records(run.decoder, twin_validation, twin, method, params, run.ckpt, run.batch_size,
-                                    run.max_new_tokens, f"{twin}: validation {method}")
+    unanswerable = [] if twin is None else generate_records(
+        run.decoder, twin_validation, twin, method, params, run.ckpt, run.batch_size, run.max_new_tokens,
+        f"{twin}: validation {method}")
     right = [r["support"] for r, ex in zip(answerable, validation) if substring_match(r["text"], ex.answers)]
     every = [r["support"] for r in answerable]
     twin_supports = [r["support"] for r in unanswerable]
@@ -255,7 +256,8 @@ def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin
     def below(values: list[float], t: float) -> float:
         return sum(v < t for v in values) / len(values) if values else 0.0
 
-    return [{"threshold": t, "unanswerable_withheld": below(twin_supports, t), "right_withheld": below(right, t),
+    return [{"threshold": t, "unanswerable_withheld": below(twin_supports, t) if twin else None,
+             "right_withheld": below(right, t), "right_withheld_points": sum(v < t for v in right) / len(every),
              "answerable_withheld": below(every, t), "right": len(right), "rows": len(validation)}
             for t in THRESHOLDS]
 
@@ -301,11 +303,15 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     for path in data:
         dataset, examples, test, validation = _rows(run, path, methods)
         result = report["datasets"][dataset] = _evaluate(run, dataset, test, validation, methods)
-        if unanswerable and not _memotrap(examples):
+        if _memotrap(examples):
+            continue
+        chosen = {spec: m["params"] for spec, m in result["methods"].items()}
+        twin, twin_validation = None, []
+        if unanswerable:
             twin = dataset + "+unanswerable"
             twin_test, twin_validation = (make_unanswerable(rows, examples, seed) for rows in (test, validation))
-            chosen = {spec: m["params"] for spec, m in result["methods"].items()}
             report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
+        if tune and validation and support_threshold is not None:  # the rows tuning decoded: no extra decoding
             report.setdefault("abstention", {})[dataset] = {
                 spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
                 for spec in methods if PROMPTED not in spec}

@@ -44,9 +44,10 @@ def to_markdown(report: dict[str, Any]) -> str:
         for method, rows in tables.items():
             lines += ["", f"### Support threshold on {dataset}'s validation rows: {method} (withheld, %; right "
                       f"answers: {rows[0]['right']} of {rows[0]['rows']})", "",
-                      "| threshold | unanswerable twin | right answers | all answers |", "|---|---|---|---|"]
-            lines += [f"| {r['threshold']:.2f} | {100 * r['unanswerable_withheld']:.1f} | "
-                      f"{100 * r['right_withheld']:.1f} | {100 * r['answerable_withheld']:.1f} |" for r in rows]
+                      "| threshold | unanswerable twin | right answers | right answers, points of substring | "
+                      "all answers |", "|---|---|---|---|---|"]
+            lines += [f"| {r['threshold']:.2f} | {_share(r['unanswerable_withheld'])} | {_share(r['right_withheld'])} | "
+                      f"{_share(r.get('right_withheld_points'))} | {_share(r['answerable_withheld'])} |" for r in rows]
     if report.get("latency"):
         lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
                   "after loading)", "",
@@ -93,3 +94,7 @@ def plot(report: dict[str, Any], out_dir: Path) -> None:
             fig.tight_layout()
             fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
             plt.close(fig)
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"

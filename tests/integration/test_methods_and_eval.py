@@ -387,3 +387,34 @@ def test_grounded_pmi_words_does_not_stop_inside_a_copied_number(decoder):
     answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
                for name in ("pmi_words_cut", "grounded_pmi_words")}
     assert answers == {"pmi_words_cut": "2", "grounded_pmi_words": "27"}
+
+
+def test_eval_unanswerable_reports_abstention_and_the_threshold_tables_from_validation_rows(tmp_path):
+    """`--unanswerable`: each row's twin reads other rows' passages (its main metric is abstention); every tuned set
+    gets the support-threshold table of its validation rows, recomputable from the stored supports."""
+    out = tmp_path / "un"
+    args = ["eval", "--data", str(FIXTURES / "nq_swap_6.jsonl"), "--methods", "standard,standard+prompted",
+            "--limit", "2", "--validation-limit", "2", "--no-latency", "--max-new-tokens", "6", "--unanswerable",
+            "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    twin = report["datasets"]["nq_swap_6+unanswerable"]
+    assert twin["main_metric"] == "abstention" and set(twin["methods"]) == {"standard", "standard+prompted"}
+    table = report["abstention"]["nq_swap_6"]["standard"]
+    assert set(report["abstention"]["nq_swap_6"]) == {"standard"}, "a prompted method abstains in words, not by support"
+    records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    twin_supports = [r["support"] for r in records if r["key"].split("|")[2] == "nq_swap_6+unanswerable"
+                     and r["key"].split("|")[3] == "standard" and "system_prompt" not in r["key"]
+                     and r["id"] in {ex.id for ex in split_examples(load_examples(FIXTURES / "nq_swap_6.jsonl"),
+                                                                          "validation")[:2]}]
+    assert len(twin_supports) == 2
+    for row in table:
+        assert row["unanswerable_withheld"] == sum(s < row["threshold"] for s in twin_supports) / 2
+        assert 0 <= row["right_withheld_points"] <= row["answerable_withheld"] <= 1
+    assert "### Support threshold on nq_swap_6's validation rows: standard" in (out / "report.md").read_text()
+    # without --unanswerable the table has no twin column, and its decodes are the ones tuning already made
+    plain = tmp_path / "plain"
+    assert main([a if a != str(out) else str(plain) for a in args if a != "--unanswerable"]) == 0
+    rows = json.loads((plain / "report.json").read_text())["abstention"]["nq_swap_6"]["standard"]
+    assert all(r["unanswerable_withheld"] is None for r in rows)
+    assert [r["right_withheld"] for r in rows] == [r["right_withheld"] for r in table]
