@@ -39,7 +39,7 @@ TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
 # Chosen on validation rows only (docs/citations.md has the table and the command behind it).
-SUPPORT_THRESHOLD = 0.6
+SUPPORT_THRESHOLD = 0.35
 
 
 class DecodingConfig(BaseModel):
