@@ -311,7 +311,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
             twin = dataset + "+unanswerable"
             twin_test, twin_validation = (make_unanswerable(rows, examples, seed) for rows in (test, validation))
             report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
-        if tune and validation and support_threshold is not None:  # the rows tuning decoded: no extra decoding
+        # validation rows tuning decoded (a method with one setting, which tuning skips, decodes them here)
+        if tune and validation and support_threshold is not None:
             report.setdefault("abstention", {})[dataset] = {
                 spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
                 for spec in methods if PROMPTED not in spec}

@@ -119,6 +119,11 @@ class _RetrievalRecorder(_SpanHook):
 
 # ----------------------------------------------------------------------------- what the answer cites
 CITED_KEYS = ("cited", "cited_spans")  # what mark_cited adds to a source node's metadata (never sent to a model)
+SPAN_FIELDS = {"answer_start", "answer_end", "start", "end", "quote", "kind"}  # a Citation's fields a node keeps
+
+
+def _and_cited(excluded: Sequence[str]) -> list[str]:
+    return [*excluded, *(k for k in CITED_KEYS if k not in excluded)]
 
 
 def mark_cited(sources: Sequence[NodeWithScore], result: GenerationResult, read: Sequence[Any]) -> list[NodeWithScore]:
@@ -130,14 +135,11 @@ def mark_cited(sources: Sequence[NodeWithScore], result: GenerationResult, read:
     out = []
     for item in sources:
         number = ids.index(item.node.node_id) + 1 if item.node.node_id in ids else None
-        spans = [{"answer_start": c.answer_start, "answer_end": c.answer_end, "start": c.start, "end": c.end,
-                  "quote": c.quote, "kind": c.kind} for c in result.citations if c.document == number]
+        spans = [c.model_dump(include=SPAN_FIELDS) for c in result.citations if c.document == number]
         node = item.node.model_copy(deep=False)
         node.metadata = {**item.node.metadata, "cited": bool(spans), "cited_spans": spans}
-        node.excluded_llm_metadata_keys = [*item.node.excluded_llm_metadata_keys,
-                                           *(k for k in CITED_KEYS if k not in item.node.excluded_llm_metadata_keys)]
-        node.excluded_embed_metadata_keys = [*item.node.excluded_embed_metadata_keys,
-                                             *(k for k in CITED_KEYS if k not in item.node.excluded_embed_metadata_keys)]
+        node.excluded_llm_metadata_keys = _and_cited(item.node.excluded_llm_metadata_keys)
+        node.excluded_embed_metadata_keys = _and_cited(item.node.excluded_embed_metadata_keys)
         out.append(NodeWithScore(node=node, score=item.score))
     return out
 
