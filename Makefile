@@ -29,10 +29,9 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/grounded-rag ask "Where is the Eiffel Tower?" \
-	  --doc "In this story, the Eiffel Tower was moved to Rome in 2031 and now stands beside the Colosseum." \
-	  --doc "The Colosseum is an amphitheatre in the centre of Rome." \
-	  --score 0.82 --score 0.41 --trace
+	$(VENV)/bin/grounded-rag ingest cookbook/data/handbook/*.md --store .demo-store
+	$(VENV)/bin/grounded-rag ask "Who is the lead of Project Halcyon?" --store .demo-store
+	$(VENV)/bin/grounded-rag ask "Which programming language does Project Halcyon use?" --store .demo-store
 
 test: setup
 	$(PY) -m pytest

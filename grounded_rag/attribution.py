@@ -30,8 +30,8 @@ from typing import Any
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from .config import DecodingConfig
-from .engine import continuation_log_probs
 from .prompts import build_prompts, encode
+from .scoring import continuation_log_probs
 from .types import Citation, Document
 
 CITATION_PATTERN = re.compile(r"\bDoc(?:ument)?s?\s*#?\s*(\d+)|\[(\d+)\]", re.IGNORECASE)
@@ -188,7 +188,7 @@ def _read_alone(answer: Answer) -> bool:
 def passage_evidence(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, pad_id: int,
                      answers: Sequence[Answer], config: DecodingConfig) -> list[list[list[float]]]:
     """Per answer, per passage, per answer token: ``log p(y_t | x, D_k) - log p(y_t | x)`` in nats. One packed
-    scoring pass for the whole batch (:func:`~grounded_rag.engine.continuation_log_probs`); an empty answer
+    scoring pass for the whole batch (:func:`~grounded_rag.scoring.continuation_log_probs`); an empty answer
     gets no rows."""
     pairs, owners = [], []
     for a, answer in enumerate(answers):

@@ -33,9 +33,10 @@ import torch
 
 from .config import DecodingConfig
 from .decoder import GroundedDecoder
-from .engine import decode, prefill
+from .engine import RowInputs, decode
 from .fusion import log_probs
-from .methods import get_method
+from .methods import StepInputs, get_method
+from .prefill import prefill
 from .spans import CopyState, document_tokens
 from .taps import build_datastore
 
@@ -59,10 +60,11 @@ def timed_decode(
     start = time.perf_counter()
     marks = []
     stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
-    copies = [CopyState.build(decoder.tokenizer, passages)] if method.copying else None
-    tokens = [copies[0].tokens] if copies else [document_tokens(decoder.tokenizer, passages)] if method.anchored else None
-    for _ in decode(decoder.model, method, prompts, trust, config, decoder.pad_id, datastores=stores,
-                    document_tokens=tokens, end_ids=decoder.eos_ids, copies=copies):
+    copies = [CopyState.build(decoder.tokenizer, passages)] if "copies" in method.needs else None
+    tokens = ([copies[0].tokens] if copies else [document_tokens(decoder.tokenizer, passages)]
+              if "document_tokens" in method.needs else None)
+    inputs = RowInputs(trust=trust, datastores=stores, document_tokens=tokens, copies=copies)
+    for _ in decode(decoder.model, method, prompts, inputs, config, decoder.pad_id, end_ids=decoder.eos_ids):
         marks.append(time.perf_counter())
     prefill_ms = (marks[0] - start) * 1000
     decode_ms = (marks[-1] - marks[0]) * 1000 / max(len(marks) - 1, 1)
@@ -85,11 +87,11 @@ def _fusion_ms(decoder: GroundedDecoder, prompts, reps: int = 200) -> float:
     config = DecodingConfig()
     trust = torch.ones(1, device=decoder.model.device)
     logp = log_probs(logits).view(1, 2, -1)
-    method.fuse(logp[:, 0], logp[:, 1], trust, config)
+    method.step(StepInputs(logp[:, 0], logp[:, 1], trust, config))
     start = time.perf_counter()
     for _ in range(reps):
         lp = log_probs(logits).view(1, 2, -1)
-        method.fuse(lp[:, 0], lp[:, 1], trust, config)
+        method.step(StepInputs(lp[:, 0], lp[:, 1], trust, config))
     return (time.perf_counter() - start) * 1000 / reps
 
 
@@ -216,8 +218,6 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "prefill_ratio": round(med["grounded"][0] / med["standard"][0], 3),
         "prefill_ratio_paper_template": round(med["grounded_paper"][0] / med["standard"][0], 3),
         "decode_ratio": round(med["grounded"][1] / med["standard"][1], 3),
-        "grounded_pmi_prefill_ratio": round(med["grounded_pmi"][0] / med["standard"][0], 3),
-        "grounded_pmi_decode_ratio": round(med["grounded_pmi"][1] / med["standard"][1], 3),
         "default_method": default,
         "default_prefill_ratio": round(med["default"][0] / med["standard"][0], 3),
         "default_decode_ratio": round(med["default"][1] / med["standard"][1], 3),
@@ -289,20 +289,18 @@ def _method_medians(decoder: GroundedDecoder, docs: list[dict[str, str]], defaul
     std_prompts, _ = prepared(decoder, "standard", "documents_first", QUESTION, docs)
     gd_prompts, trust = prepared(decoder, "grounded", "documents_first", QUESTION, docs)
     gd_paper_prompts, _ = prepared(decoder, "grounded", "paper", QUESTION, docs)
-    pmi_prompts, _ = prepared(decoder, "grounded_pmi", "documents_first", QUESTION, docs)
     default_prompts, _ = prepared(decoder, default, "documents_first", QUESTION, docs)
     texts = [t for d in docs for t in (d["text"], d.get("title")) if t]
 
     runs: dict[str, list[tuple[float, float]]] = {
-        k: [] for k in ("standard", "grounded", "grounded_paper", "grounded_pmi", "default")}
+        k: [] for k in ("standard", "grounded", "grounded_paper", "default")}
     timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
     timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
-    timed_decode(decoder, pmi_prompts, "grounded_pmi", 4, [trust])
+    timed_decode(decoder, default_prompts, default, 4, [trust], texts)
     for _ in range(repeats):
         runs["standard"].append(timed_decode(decoder, std_prompts, "standard", new_tokens, [1.0]))
         runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
-        runs["grounded_pmi"].append(timed_decode(decoder, pmi_prompts, "grounded_pmi", new_tokens, [trust]))
         runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
     return med, std_prompts, gd_prompts

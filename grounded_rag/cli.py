@@ -6,26 +6,25 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import get_args
 
-from .config import DecodingConfig
+from .config import DEPRECATED_METHODS, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
-from .methods import METHODS
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default, choices=sorted(METHODS))
-    parser.add_argument("--rho-max", type=float, default=DecodingConfig.model_fields["rho_max"].default)
-    parser.add_argument("--gamma", type=float, default=DecodingConfig.model_fields["gamma"].default)
-    parser.add_argument("--b", type=float, default=DecodingConfig.model_fields["b"].default)
-    parser.add_argument("--tau-r", type=float, default=DecodingConfig.model_fields["tau_r"].default)
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--top-k", type=int, default=0)
-    parser.add_argument("--top-p", type=float, default=1.0)
-    parser.add_argument("--min-p", type=float, default=0.0)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--stop", action="append", default=[])
-    parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"])
+    menu = get_args(MethodName)
+    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default,
+                        choices=[*menu, *DEPRECATED_METHODS], metavar="{" + ",".join(menu) + "}",
+                        help="the decoding method (docs/methods.md: which when)")
+    for field, kind in (("rho_max", float), ("gamma", float), ("b", float), ("tau_r", float), ("temperature", float),
+                        ("top_k", int), ("top_p", float), ("min_p", float), ("seed", int), ("max_new_tokens", int)):
+        info = DecodingConfig.model_fields[field]
+        parser.add_argument("--" + field.replace("_", "-"), type=kind, default=info.default,
+                            help=info.description or field.replace("_", " "))
+    parser.add_argument("--stop", action="append", default=[], help="a stop string (repeatable)")
+    parser.add_argument("--template", default="documents_first", choices=["documents_first", "paper"],
+                        help="where the question goes: after the documents (shared prefix) or first (the paper's)")
     parser.add_argument("--extractive", action="store_true",
                         help="answer with a verbatim span of one document (short factual answers)")
     parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
@@ -151,7 +150,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
-        support_threshold=ns.support_threshold,
+        support_threshold=ns.support_threshold, dry_run=ns.dry_run,
     )
     return 0
 
@@ -207,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _ask_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag ask`: one question over --doc passages or a store."""
-    ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)")
+    ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)",
+                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ask.add_argument("question")
     ask.add_argument("--doc", action="append", default=[], help="a document's text (repeatable)")
     ask.add_argument("--score", action="append", type=float, default=[], help="a document's retriever score")
@@ -244,9 +244,12 @@ def _serve_parser(sub: argparse._SubParsersAction) -> None:
 
 def _eval_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag eval`: the matched-protocol evaluation and its settings."""
-    ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files")
+    ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ev.add_argument("--data", action="append", required=True)
-    ev.add_argument("--methods", default="standard,cad,adacad,static,grounded")
+    ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
+                    help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
+                    "with +extractive, +relevant or +prompted")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=int, default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])
@@ -275,6 +278,8 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--no-loglik", action="store_true",
                     help="MemoTrap: skip the log-likelihood scoring of the test rows (slow for the copying methods); "
                          "generation accuracy is still measured")
+    ev.add_argument("--dry-run", action="store_true",
+                    help="check the methods, options and data files and print the plan; load and decode nothing")
     ev.set_defaults(func=cmd_eval)
 
 

@@ -6,35 +6,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 
-MethodName = Literal[
-    "grounded",
-    "static",
-    "conflict_only",
-    "trust_only",
-    "arithmetic",
-    "query_only_reference",
-    "standard",
-    "cad",
-    "adacad",
-    "coiecd",
-    "cocoa",
-    "dola",
-    "knnlm",
-    "grounded_pmi",
-    "grounded_pmi_gated",
-    "grounded_pmi_anchored",
-    "grounded_pmi_words",
-    "pmi_words_cut",
-    "pmi_words_untrusting",
-    "pmi_anchored_ungated",
-    "pmi_anchored_fused_ends",
-    "pmi_static",
-    "pmi_evidence_only",
-    "pmi_question_only",
-    "pmi_no_head",
-]
+# The method menu (grounded_rag.methods.METHODS); research ablations are registered by grounded_rag.evaluation.
+MethodName = Literal["grounded_contrast", "grounded", "standard", "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]
+# Former names of menu methods, kept working for one release with a DeprecationWarning.
+DEPRECATED_METHODS: dict[str, str] = {"grounded_pmi_words": "grounded_contrast"}
 TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
@@ -53,13 +30,11 @@ class DecodingConfig(BaseModel):
     # No field takes inf or NaN unless it says so (temperature=inf would sample gibberish).
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
-    # The recommended method (docs/method-note.md sections 8-10): grounded_pmi_gated whose documents may raise only
-    # their own words, whose full stream decides where the answer ends, and whose question gate judges whole words.
-    # On validation at or above grounded_pmi_anchored at every setting of NQ-Swap, NQ-Swap with 2 distractors, the
-    # planted-instruction set and NQ-synth; on test level with it or a little above (NQ-Swap substring +0.4,
-    # distractors +1.0), and level on NQ-open-oracle (-0.5) and MemoTrap (+0.2). "grounded" is the paper's method.
-    method: MethodName = "grounded_pmi_words"
-    rho_max: float = Field(4.0, ge=0, allow_inf_nan=True, description="rho_max (adaptive) or rho (static); >= 0")
+    # The default goes beyond the paper's "grounded" (docs/methods.md); a menu name, a deprecated one, or (once
+    # grounded_rag.evaluation is imported) a research ablation's.
+    method: str = Field("grounded_contrast", description="the decoding method: one of grounded_rag.METHODS")
+    rho_max: float = Field(4.0, ge=0, allow_inf_nan=True,
+                           description="the paper's method (grounded): the largest weight of its second stream; >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
     gamma: float = Field(10.0, ge=0, description="slope of the trust sigmoid; >= 0")
     b: float = Field(0.5, description="trust bias: median top-document score on validation data")
@@ -165,6 +140,13 @@ class DecodingConfig(BaseModel):
             except ValidationError as exc:
                 raise ConfigError(explain(exc), exc) from None
 
+    @field_validator("method")
+    @classmethod
+    def _known_method(cls, value: str) -> str:
+        from .methods import canonical_name  # imported here: the registry needs torch, a config does not
+
+        return canonical_name(value)
+
     @field_validator("system_prompt", "answer_prefix")
     @classmethod
     def _system_is_text(cls, value: str, info: ValidationInfo) -> str:
@@ -193,9 +175,43 @@ class DecodingConfig(BaseModel):
             unicode_text(s, f"stop string {i + 1}")
         return value
 
+    def override(self, **fields: Any) -> DecodingConfig:
+        """A validated copy with ``fields`` changed: the one way every caller (decoder, wrappers, server, client)
+        applies per-call settings. Always rebuilt through validation: a config edited with ``model_copy(update=...)``
+        (as framework wrappers do) skipped it."""
+        return DecodingConfig(**{**self.model_dump(), **fields})
+
     @property
     def greedy(self) -> bool:
         return self.temperature == 0
+
+
+def with_llm_settings(base: DecodingConfig, temperature: float | None = None, max_tokens: int | None = None,
+                      stop: list[str] | None = None) -> DecodingConfig:
+    """``base`` with the settings every framework's LLM takes (``temperature``, ``max_tokens``, ``stop``), where
+    given: the one place the LangChain and LlamaIndex wrappers apply their constructor arguments."""
+    updates: dict[str, Any] = {k: v for k, v in (("temperature", temperature), ("max_new_tokens", max_tokens))
+                               if v is not None}
+    if stop:
+        updates["stop"] = list(dict.fromkeys([*base.stop, *stop]))
+    return base.override(**updates) if updates else base
+
+
+def call_config(base: DecodingConfig, kwargs: dict[str, Any], reserved: frozenset[str] = frozenset(),
+                stop: list[str] | None = None) -> DecodingConfig:
+    """A framework call's settings: ``base`` with the DecodingConfig fields among ``kwargs`` and the call's ``stop``
+    strings added to the base's. ``reserved`` are the wrapper's own keywords (``documents``, ...), skipped here;
+    any other keyword is refused, naming what is accepted."""
+    fields = DecodingConfig.model_fields
+    unknown = sorted(set(kwargs) - set(reserved) - set(fields))
+    if unknown:
+        raise InputError(f"unknown keyword(s) {unknown}; pass {', '.join(f'{k}=' for k in sorted(reserved))} or "
+                         f"DecodingConfig fields ({', '.join(fields)})")
+    overrides = {k: v for k, v in kwargs.items() if k in fields and k not in reserved}
+    stops = list(dict.fromkeys([*base.stop, *(stop or []), *(overrides.pop("stop", None) or [])]))
+    if stops != base.stop:
+        overrides["stop"] = stops
+    return base.override(**overrides) if overrides else base
 
 
 def unicode_text(value: str, what: str) -> str:

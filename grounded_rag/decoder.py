@@ -14,14 +14,23 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .attribution import (Answer, cite, find_citations, model_citations, passage_evidence, support, support_of,
-                          token_offsets)
+from .attribution import (
+    Answer,
+    cite,
+    find_citations,
+    model_citations,
+    passage_evidence,
+    support,
+    support_of,
+    token_offsets,
+)
 from .config import DecodingConfig
-from .engine import Step, common_prefix_length, decode
+from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context
 from .methods import Method, get_method
 from .models import load_model
+from .prefill import common_prefix_length
 from .relevance import question_likelihoods, relevant
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
@@ -181,10 +190,8 @@ class GroundedDecoder:
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
         prompts = [ids for r in requests for ids in r.token_ids]
-        steps = decode(self.model, method, prompts, [r.trust for r in requests], config, self.pad_id,
-                       spans=self.spans(requests, config), end_ids=self.eos_ids,
-                       finished=lambda: [r.finish is not None for r in running],
-                       **self.engine_inputs(requests, method), **engine)
+        steps = decode(self.model, method, prompts, self.row_inputs(requests, method, config), config, self.pad_id,
+                       end_ids=self.eos_ids, finished=lambda: [r.finish is not None for r in running], **engine)
         for step in steps:
             self._record(step, running, config)
             yield running
@@ -193,14 +200,14 @@ class GroundedDecoder:
         for r in running:
             r.finish = r.finish or "length"
 
-    def engine_inputs(self, requests: Sequence[Request], method: Method) -> dict[str, Any]:
+    def row_inputs(self, requests: Sequence[Request], method: Method, config: DecodingConfig) -> RowInputs:
         """What the engine needs of a batch besides its prompts, in one place for every caller (answers, MemoTrap's
-        continuations and its log-likelihood scoring): ``datastores``, ``document_tokens``, ``copies`` (fresh) and
-        ``trusted``, as :func:`grounded_rag.engine.decode`'s keyword arguments."""
+        continuations and its log-likelihood scoring), built only where the method needs it; copy states fresh."""
         copies = self.copies(requests, method)
-        return {"datastores": self.datastores(requests, method),
-                "document_tokens": self.document_tokens(requests, method, copies),
-                "copies": copies, "trusted": [r.trusted for r in requests]}
+        return RowInputs(trust=[r.trust for r in requests], datastores=self.datastores(requests, method),
+                         spans=self.spans(requests, config), copies=copies,
+                         document_tokens=self.document_tokens(requests, method, copies),
+                         trusted=[r.trusted for r in requests])
 
     def datastores(self, requests: Sequence[Request], method: Method) -> list[Datastore] | None:
         """kNN-LM's per-question datastore, built from that question's retrieved passages only."""
@@ -212,7 +219,7 @@ class GroundedDecoder:
                         copies: Sequence[CopyState] | None = None) -> list[frozenset[int]] | None:
         """An anchored method's per-question tokens its documents may raise: the kept passages' text and titles
         (taken from ``copies``, the same requests' copy states, where a copying method has built them)."""
-        if not method.anchored:
+        if "document_tokens" not in method.needs:
             return None
         if copies is not None:
             return [c.tokens for c in copies]
@@ -220,7 +227,7 @@ class GroundedDecoder:
 
     def copies(self, requests: Sequence[Request], method: Method) -> list[CopyState] | None:
         """A copying method's per-question copy state (fresh: decoding advances it) over the kept passages."""
-        if not method.copying:
+        if "copies" not in method.needs:
             return None
         return [CopyState.build(self.tokenizer, _passage_texts(r)) for r in requests]
 
@@ -309,6 +316,7 @@ class GroundedDecoder:
             method=method.name,
             finish_reason="abstain" if withheld else r.finish or "length",
             prompts=req.prompts,
+            prompt_tokens=len(req.token_ids[0]) if req.token_ids else 0,
             documents=req.documents,
             dropped_documents=req.dropped,
             irrelevant_documents=req.irrelevant,
@@ -326,7 +334,7 @@ class GroundedDecoder:
         base = config or DecodingConfig()
         if not isinstance(base, DecodingConfig):
             raise InputError(f"config is a {type(base).__name__}; pass a DecodingConfig (or settings as keywords)")
-        return DecodingConfig(**{**base.model_dump(), **overrides})
+        return base.override(**overrides)
 
     # ----------------------------------------------------------------- public API
     def generate(

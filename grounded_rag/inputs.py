@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method
 from .prompts import build_prompts, encode
+from .trust import DistanceSpace, normalize_scores
 from .types import Document, Prompts
 
 DocumentLike = Document | str | Mapping[str, Any]
@@ -72,6 +73,76 @@ def as_document(doc: DocumentLike, index: int) -> Document:
     if doc.title is not None:
         text_input(doc.title, f"the title of document {index + 1}")
     return doc
+
+
+# A framework's own document type -> (Document, its score or None, the scale that score is on without a declared
+# score_space, or None where only a declaration can say); None for an item that is not that type.
+Converter = Callable[[Any, int], "tuple[Document, float | None, DistanceSpace | None] | None"]
+
+
+def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | None = None,
+                         space: DistanceSpace | None = None, convert: Converter | None = None,
+                         undeclared: str = "") -> tuple[list[Document], list[float] | None]:
+    """Every accepted shape of retrieved documents -> core Documents and their scores on the trust scale (None: no
+    scores): the one normaliser the wrappers, the server and the client call.
+
+    An item is a str, a dict with 'text', a :class:`Document`, a ``(document, score)`` pair of these (a vector store's
+    raw score), or whatever ``convert`` takes (LangChain Documents, LlamaIndex nodes). ``scores`` (already on the trust
+    scale) win over the documents' own. Otherwise each own score is read in ``space`` where it is declared, else in
+    its item's own scale (a Document's or dict's score, a LangChain metadata relevance: cosine similarity); a score
+    whose scale nobody says is refused with ``undeclared``. All or none of the documents must carry one."""
+    docs: list[Document] = []
+    raw: list[tuple[float, DistanceSpace | None] | None] = []
+    for i, item in enumerate(items or []):
+        doc, score, scale = _one_document(item, i, convert)
+        docs.append(doc)
+        raw.append(None if score is None else (float(score), space or scale))
+    if scores is not None:
+        if len(scores) != len(docs):
+            raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
+        return docs, [float(s) for s in scores]
+    if all(r is None for r in raw):
+        return docs, None
+    if any(r is None for r in raw):
+        missing = [i + 1 for i, r in enumerate(raw) if r is None]
+        raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
+    return docs, [_on_trust_scale(i, value, scale, undeclared) for i, (value, scale) in enumerate(raw)]  # type: ignore[misc]
+
+
+def _one_document(item: Any, i: int, convert: Converter | None) -> tuple[Document, Any, DistanceSpace | None]:
+    """One item -> (Document, its raw score or None, the scale of that score if known)."""
+    if isinstance(item, tuple) and len(item) == 2:
+        inner, score = item
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
+        doc, _, _ = _one_document(inner, i, convert)
+        return doc, score, None  # a store's raw output: only a declared score_space says its scale
+    got = convert(item, i) if convert is not None else None
+    if got is not None:
+        return got
+    if isinstance(item, Document):
+        return item, item.score, "relevance"
+    if isinstance(item, (str, Mapping)):
+        doc = as_document(item, i)
+        return doc, doc.score, "relevance"
+    raise InputError(f"document {i + 1} is a {type(item).__name__}; pass a str, a dict with 'text', a Document, a "
+                     "(document, score) pair, or the framework's own documents")
+
+
+def _on_trust_scale(i: int, value: float, scale: DistanceSpace | None, undeclared: str) -> float:
+    if scale is None:
+        raise InputError(undeclared or "these documents carry scores whose scale is unknown; declare it with "
+                         "score_space= ('l2', 'cosine', 'ip', 'exp_l2', 'exp_cosine', or 'relevance' for cosine "
+                         "similarities)")
+    try:
+        [score] = normalize_scores([value], scale)
+    except ValueError as exc:
+        raise InputError(f"score {i + 1}: {exc}; check score_space=") from None
+    if not -1.0 - _COSINE_SLACK <= score <= 1.0 + _COSINE_SLACK:
+        raise InputError(f"score {i + 1} is {score:.4g} read as {scale!r}, outside the cosine range [-1, 1]; declare "
+                         "the space the scores are in with score_space= (l2, cosine, ip, exp_l2, exp_cosine or "
+                         "relevance) or normalize them first with grounded_rag.normalize_scores")
+    return score
 
 
 def checked_request(question: Any, documents: Any) -> list[Document]:

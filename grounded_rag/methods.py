@@ -1,23 +1,31 @@
-"""The method registry: which reference streams each method needs and how it fuses one step.
+"""The methods users choose from: which reference streams each needs and how it fuses one step.
 
-Every method sees the same prompts, sampling and stopping; only this step differs. A step
-takes float32 log-probabilities ``[rows, vocab]`` of the full stream and (if any) the reference
-stream — ``[rows, k, vocab]`` for a method with k > 1 reference streams, in the order of
-``Method.references`` — plus the per-row trust, and returns the fused log-distribution with the
-signals the trace records.
+``METHODS`` is the menu (the default, the paper's method, standard decoding and the published baselines). Research
+variants are ablations of these, built and registered by :mod:`grounded_rag.evaluation.ablations` and reachable
+from ``grounded-rag eval --methods``; :func:`get_method` finds them only once that package is imported.
+
+Every method sees the same prompts, sampling and stopping; only its step differs. A step is one fuse rule, called
+with one :class:`StepInputs` (float32 log-probabilities of the full stream and the reference, the per-row trust and
+whatever else the method needs), then the method's post-fusion steps (:class:`PostStep`: the end rule, whole-word
+finishing; the engine adds the extractive mask), each returning the fused log-distribution with the signals the
+trace records.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import torch
 
 from . import schedule
+from .config import DEPRECATED_METHODS
 from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
 from .prompts import Reference
+from .spans import DocumentSpans, finish_words, restrict
 from .taps import Datastore, Signal
 
 
@@ -31,30 +39,54 @@ class StepFusion:
 
 
 Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
+# Per-row inputs a method may need besides the streams' log-probs; the engine builds only those a method names.
+Need = Literal["document_tokens", "copies", "word_breaks", "end_ids", "trusted", "spans"]
+
+
+@dataclass(frozen=True)
+class StepInputs:
+    """Everything one fusion step reads, for the rows still decoding (one call signature for every rule and step).
+
+    ``lp_ref`` is the reference: [rows, V] for one reference stream (or DoLa's premature layers [rows, k, V], or
+    kNN-LM's datastore distribution), [rows, k, V] for k reference streams in ``Method.references`` order. The rest
+    is present where the method needs it (:attr:`Method.needs`) and None elsewhere."""
+
+    lp_full: torch.Tensor  # [rows, V] float32
+    lp_ref: torch.Tensor | None
+    trust: torch.Tensor  # [rows] r(x, D)
+    config: Any  # the DecodingConfig
+    begun: bool = True  # the answer has a token already
+    doc_tokens: torch.Tensor | None = None  # [rows, V] bool: tokens the row's documents contain
+    words: torch.Tensor | None = None  # [rows, V] bool: tokens that finish a word the answer copies from a document
+    breaks: torch.Tensor | None = None  # [rows, V] bool: tokens that would break off a copied word the answer is inside
+    ends: torch.Tensor | None = None  # [V] bool: the tokens that end an answer
+    trusted: torch.Tensor | None = None  # [rows] bool: the caller wrote all the row's documents; None: no row
+    spans: Sequence[DocumentSpans] | None = None  # extractive answers: each row's document spans
+
+
+FuseRule = Callable[[StepInputs], StepFusion]
+
+
+@dataclass(frozen=True)
+class PostStep:
+    """A transform applied after fusion (the end rule, whole-word finishing, the extractive mask), in list order."""
+
+    name: str
+    apply: Callable[[StepFusion, StepInputs], StepFusion]
+    needs: frozenset[Need] = frozenset()
 
 
 @dataclass(frozen=True)
 class Method:
-    """A decoding method: its reference streams and its one-step fusion rule."""
+    """A decoding method: its reference streams, one fusion rule, and the steps applied after it."""
 
     name: str
     references: tuple[Reference, ...]  # prompt streams besides the full one: "retrieval", "query"
     description: str
-    # (lp_full, lp_ref, trust, config) -> StepFusion; an anchored method's rule also takes the rows' document-token
-    # mask [rows, V] (bool) as a fifth argument
-    fuse: Callable[..., StepFusion]
+    fuse: FuseRule
     signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
-    anchored: bool = False
-    full_ends: bool = False  # the full stream decides where the answer ends (:func:`full_stream_ends`)
-    # the rule also takes the tokens that finish a word the answer copies from a document ([rows, V] bool, the
-    # engine's :func:`~grounded_rag.engine.word_masks`) as ``words``: its question gate and end rule judge whole words
-    copying: bool = False
-    # a copying method whose answer neither ends nor breaks off inside a word it copies ("2" of a passage's "27";
-    # the engine's :func:`~grounded_rag.engine.word_breaks`, :func:`~grounded_rag.spans.finish_words`)
-    finishes_words: bool = False
-    # the rule also takes each row's caller-declared trust (``trusted``: [rows] bool, or None when no row is): a row
-    # whose documents the caller wrote all of decodes without the guards against retrieved text (:func:`_trusted`)
-    trusting: bool = False
+    post: tuple[PostStep, ...] = ()
+    reads: frozenset[Need] = frozenset()  # what ``fuse`` reads of :class:`StepInputs` besides the log-probs
 
     @property
     def reference(self) -> Reference:
@@ -65,27 +97,41 @@ class Method:
     def streams(self) -> int:
         return 1 + len(self.references)
 
+    @property
+    def needs(self) -> frozenset[Need]:
+        """The per-row inputs the engine must build for this method."""
+        return self.reads.union(*(step.needs for step in self.post))
 
-def _barycenter(rule: Schedule) -> Callable[..., StepFusion]:
-    def fuse(lp_full, lp_ref, trust, config):
-        c = conflict(lp_full, lp_ref)
-        rho = rule(config.rho_max, trust, c)
+    def step(self, x: StepInputs, extra: Sequence[PostStep] = ()) -> StepFusion:
+        """One fused step: the rule, then every post-fusion step (the method's, then ``extra``)."""
+        fused = self.fuse(x)
+        for post in (*self.post, *extra):
+            fused = post.apply(fused, x)
+        return fused
+
+
+def barycenter(rule: Schedule) -> FuseRule:
+    """The paper's fusion: the KL barycenter of the two streams at eta = rho / (1 + rho), rho from ``rule``."""
+
+    def fuse(x: StepInputs) -> StepFusion:
+        c = conflict(x.lp_full, x.lp_ref)
+        rho = rule(x.config.rho_max, x.trust, c)
         eta = eta_from_rho(rho)
-        return StepFusion(geometric_fusion(lp_full, lp_ref, eta), c, rho, eta)
+        return StepFusion(geometric_fusion(x.lp_full, x.lp_ref, eta), c, rho, eta)
 
     return fuse
 
 
-def _arithmetic(lp_full, lp_ref, trust, config):
-    c = conflict(lp_full, lp_ref)
-    rho = schedule.adaptive(config.rho_max, trust, c)
+def arithmetic_rule(x: StepInputs) -> StepFusion:
+    c = conflict(x.lp_full, x.lp_ref)
+    rho = schedule.adaptive(x.config.rho_max, x.trust, c)
     alpha = eta_from_rho(rho)
-    return StepFusion(arithmetic_fusion(lp_full, lp_ref, alpha), c, rho, alpha)
+    return StepFusion(arithmetic_fusion(x.lp_full, x.lp_ref, alpha), c, rho, alpha)
 
 
-def _standard(lp_full, lp_ref, trust, config):
-    zeros = torch.zeros(lp_full.shape[0], device=lp_full.device)
-    return StepFusion(lp_full, None, zeros, zeros)
+def _standard(x: StepInputs) -> StepFusion:
+    zeros = torch.zeros(x.lp_full.shape[0], device=x.lp_full.device)
+    return StepFusion(x.lp_full, None, zeros, zeros)
 
 
 def finite_reference(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
@@ -101,16 +147,16 @@ def _contrast(beta: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor, c
     return StepFusion(geometric_fusion(lp_full, finite_reference(lp_full, lp_ref), -beta), c, beta, -beta)
 
 
-def _cad(lp_full, lp_ref, trust, config):
+def _cad(x: StepInputs) -> StepFusion:
     """CAD (Shi et al. 2024): contrast with the question-only stream at a fixed beta."""
-    c = conflict(lp_full, lp_ref)
-    return _contrast(torch.full_like(c, config.beta), lp_full, lp_ref, c)
+    c = conflict(x.lp_full, x.lp_ref)
+    return _contrast(torch.full_like(c, x.config.beta), x.lp_full, x.lp_ref, c)
 
 
-def _adacad(lp_full, lp_ref, trust, config):
+def _adacad(x: StepInputs) -> StepFusion:
     """AdaCAD (Wang et al. 2025): CAD with beta_t = JSD(p_full, p_query) (base-2, in [0, 1])."""
-    c = conflict(lp_full, lp_ref)
-    return _contrast(c, lp_full, lp_ref, c)
+    c = conflict(x.lp_full, x.lp_ref)
+    return _contrast(c, x.lp_full, x.lp_ref, c)
 
 
 def entropy(logp: torch.Tensor) -> torch.Tensor:
@@ -123,7 +169,7 @@ def renyi_divergence(logp: torch.Tensor, logq: torch.Tensor, alpha: float) -> to
     return (torch.logsumexp(alpha * logp + (1 - alpha) * logq, dim=-1) / (alpha - 1)).clamp(min=0.0)
 
 
-def _coiecd(lp_full, lp_ref, trust, config):
+def _coiecd(x: StepInputs) -> StepFusion:
     """COIECD (Yuan et al. 2024): a token-wise switch by the contextual information-entropy constraint.
 
     A token is *consistent* (no knowledge conflict) when its contextual information
@@ -134,6 +180,7 @@ def _coiecd(lp_full, lp_ref, trust, config):
     log-softmaxes the shifted scores over the vocabulary, where the per-row entropy cancels.
     The trace's ``conflict`` is the mass of p_full outside the typical zone.
     """
+    lp_full, lp_ref, config = x.lp_full, x.lp_ref, x.config
     alpha = config.coiecd_alpha
     h = entropy(lp_ref).unsqueeze(-1)
     typical = (-lp_full - h).abs() <= config.coiecd_epsilon
@@ -148,7 +195,7 @@ def _coiecd(lp_full, lp_ref, trust, config):
     return StepFusion(log_q, outside, a, -a)
 
 
-def _cocoa(lp_full, lp_ref, trust, config):
+def _cocoa(x: StepInputs) -> StepFusion:
     """CoCoA (Khandelwal et al. 2025): a power interpolation with a confidence- and conflict-aware weight.
 
     log q = (1 - lambda_t) log p(y|x) + lambda_t log p(y|x,D), renormalized, with
@@ -161,6 +208,7 @@ def _cocoa(lp_full, lp_ref, trust, config):
     the way they combine into lambda_t is our reading (the paper text was not available offline).
     Unlike the public code, EOS is never blocked: the paper has no such rule.
     """
+    lp_full, lp_ref, config = x.lp_full, x.lp_ref, x.config
     a = config.renyi_alpha
     kappa = 1.0 - torch.exp(-(1.0 - a) * renyi_divergence(lp_ref, lp_full, a))
     top2 = lp_full.topk(2, dim=-1).values.exp()
@@ -184,7 +232,7 @@ def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
     return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)
 
 
-def _dola(lp_final, lp_layers, trust, config):
+def _dola(x: StepInputs) -> StepFusion:
     """DoLa (Chuang et al. 2024): log p_final - log p_premature over the plausible head, natively.
 
     ``lp_layers`` [rows, candidates, V] are the head's distributions over the premature
@@ -193,8 +241,9 @@ def _dola(lp_final, lp_layers, trust, config):
     times the top final probability are ruled out (adaptive plausibility constraint). DoLa's
     repetition penalty is left out so every method shares the same sampling and stopping.
     """
-    lp_premature, js = dola_premature(lp_final, lp_layers)
-    head = plausible_head(lp_final, config.dola_alpha)
+    lp_final = x.lp_full
+    lp_premature, js = dola_premature(lp_final, x.lp_ref)
+    head = plausible_head(lp_final, x.config.dola_alpha)
     scores = torch.where(head, lp_final - finite_reference(lp_final, lp_premature), torch.full_like(lp_final, -math.inf))
     zeros = torch.zeros_like(js)
     return StepFusion(torch.log_softmax(scores, dim=-1), js / math.log(2.0), zeros, zeros, lp_premature)
@@ -219,20 +268,20 @@ def knn_log_probs(
     return out
 
 
-def _knnlm(lp_lm, lp_knn, trust, config):
+def _knnlm(x: StepInputs) -> StepFusion:
     """kNN-LM (Khandelwal et al. 2020): p = (1 - lambda) p_LM + lambda p_kNN, datastore from the
     retrieved passages of each example (keys: final hidden states, after the final norm)."""
-    lam = torch.full((lp_lm.shape[0],), config.knn_lambda, device=lp_lm.device)
-    return StepFusion(arithmetic_fusion(lp_lm, lp_knn, lam), None, lam, lam)
+    lam = torch.full((x.lp_full.shape[0],), x.config.knn_lambda, device=x.lp_full.device)
+    return StepFusion(arithmetic_fusion(x.lp_full, x.lp_ref, lam), None, lam, lam)
 
 
 RET: tuple[Reference, ...] = ("retrieval",)
 QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
 
-def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, head: bool = True, gated: bool = False,
-         anchored: bool = False, copying: bool = False):
-    """Grounded PMI decoding (ours, beyond the paper); the flags build its ablations.
+@dataclass(frozen=True)
+class PmiRule:
+    """Grounded PMI decoding (ours, beyond the paper): the default's fuse rule; the flags build its ablations.
 
     With p_full = p(y|x,D), p_q = p(y|x) (question only) and p_ret = p(y|D) (retrieval only),
 
@@ -262,14 +311,14 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     0.05 (a Spanish context), the unanchored boost makes it 0.80, and the answer becomes "El Salvador".
     A memorized answer the documents contradict keeps its penalty (its PMI is negative).
 
-    ``copying`` (``grounded_pmi_words``): the gate judges whole words. A token that finishes a word the
+    ``copying`` (the default, ``grounded_contrast``): the gate judges whole words. A token that finishes a word the
     answer is copying from a document (``words``: a digit after a digit, "alu" after "Subbar") needs no
     question support. Inside a copied word both streams read its first pieces, so PMI(y; x | D) is ~0 for
     the rest, and the gate withheld the evidence exactly there: "43" in a NQ-Swap passage became "4", and
     after "1" of the passage's "1881" the passage's "8" (PMI(y; D | x) = +2.6) was gated out (PMI(y; x | D) =
-    +0.8). The engine also keeps the end rule from cutting a word the fused step is finishing. Only words:
+    +0.8). The end rule (``END_RULE``) does not cut a word the fused step is finishing. Only words:
     letting every continuation of a copied span through (tried first) ran answers on ("Stephen Curry ( born
-    Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer). With ``finishes_words`` the engine also
+    Keith Furman , ...": validation EM 23 -> 20, +1.3 tokens per answer). Its post-fusion step ``FINISH_WORDS``
     drops the tokens that would break off a word the answer stopped inside ("2" of a passage's "27": the fused step
     ended the turn there; :func:`~grounded_rag.spans.finish_words`).
 
@@ -277,35 +326,47 @@ def _pmi(adaptive: bool = True, evidence: bool = True, question: bool = True, he
     :func:`_trusted` instead (the gate exists to distrust what the documents dictate; there is nothing to distrust).
     """
 
-    def fuse(lp_full, lp_refs, trust, config, doc_tokens=None, words=None, trusted=None):
-        lp_ret, lp_q = lp_refs[:, 0], lp_refs[:, 1]
+    adaptive: bool = True
+    evidence: bool = True
+    question: bool = True
+    head: bool = True
+    gated: bool = False
+    anchored: bool = False
+    copying: bool = False
+
+    def __call__(self, x: StepInputs) -> StepFusion:
+        lp_full, config = x.lp_full, x.config
+        lp_ret, lp_q = x.lp_ref[:, 0], x.lp_ref[:, 1]
         c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
         ones = torch.ones_like(c_q)
-        a = config.pmi_alpha * trust * (c_q if adaptive else ones) if evidence else 0.0 * ones
-        b = config.pmi_beta * (c_r if adaptive else ones) if question else 0.0 * ones
-        evidence_term = _weighted_diff(a, lp_full, lp_q)
-        if gated:  # the question must support the token; a reference's -inf counts as support
-            supported = _pmi_x(lp_full, lp_ret) > config.pmi_gate
-            if copying:
-                if words is None:
-                    raise ValueError("a copying method needs each row's copied-word continuations (the engine's "
-                                     "word_masks over its copies)")
-                supported = supported | words
-            evidence_term = torch.where(supported, evidence_term, torch.zeros_like(evidence_term))
-        if anchored:  # a boost only for the documents' own tokens; a penalty for any token
-            evidence_term = anchor(evidence_term, doc_tokens)
-        scores = lp_full + evidence_term + _weighted_diff(b, lp_full, lp_ret)
-        kappa = config.plausibility if head else 0.0
+        a = config.pmi_alpha * x.trust * (c_q if self.adaptive else ones) if self.evidence else 0.0 * ones
+        b = config.pmi_beta * (c_r if self.adaptive else ones) if self.question else 0.0 * ones
+        scores = lp_full + self._evidence_term(x, a, lp_ret, lp_q) + _weighted_diff(b, lp_full, lp_ret)
+        kappa = config.plausibility if self.head else 0.0
         keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
         log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
         if kappa == 0:  # zero weights are standard decoding bit for bit, not up to re-normalization
             log_q = torch.where(((a == 0) & (b == 0)).unsqueeze(-1), lp_full, log_q)
         fused = StepFusion(log_q, c_q, a, b, lp_q)
-        if gated and trusted is not None:
-            fused = _trusted(fused, lp_full, lp_q, config, trusted, doc_tokens if anchored else None)
+        if self.gated and x.trusted is not None:
+            fused = _trusted(fused, lp_full, lp_q, config, x.trusted, x.doc_tokens if self.anchored else None)
         return fused
 
-    return fuse
+    def _evidence_term(self, x: StepInputs, a: torch.Tensor, lp_ret: torch.Tensor, lp_q: torch.Tensor) -> torch.Tensor:
+        """a_t PMI(y; D | x), where the question supports the token (gated) and, raised, only for the documents' own
+        tokens (anchored)."""
+        term = _weighted_diff(a, x.lp_full, lp_q)
+        if self.gated:  # the question must support the token; a reference's -inf counts as support
+            supported = _pmi_x(x.lp_full, lp_ret) > x.config.pmi_gate
+            if self.copying:
+                if x.words is None:
+                    raise ValueError("a copying method needs each row's copied-word continuations (the engine's "
+                                     "word_masks over its copies)")
+                supported = supported | x.words
+            term = torch.where(supported, term, torch.zeros_like(term))
+        if self.anchored:  # a boost only for the documents' own tokens; a penalty for any token
+            term = anchor(term, x.doc_tokens)
+        return term
 
 
 def _trusted(fused: StepFusion, lp_full: torch.Tensor, lp_q: torch.Tensor, config, trusted: torch.Tensor,
@@ -357,6 +418,36 @@ def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Ten
     return torch.where(stop.unsqueeze(-1), lp_full, log_q)
 
 
+def _end_rule(fused: StepFusion, x: StepInputs) -> StepFusion:
+    """:func:`full_stream_ends` once the answer has begun (at its first token the full stream's wish to end is
+    reluctance to answer, which the contrasts are there to overcome), except where the fused step's top token
+    finishes a word the answer copies, or the answer stopped inside one (``words``, ``breaks``)."""
+    if not x.begun:
+        return fused
+    finishing = None
+    if x.words is not None:  # the fused step's top token finishes a copied word
+        finishing = x.words.gather(-1, fused.log_q.argmax(dim=-1, keepdim=True))[:, 0]
+        if x.breaks is not None:  # or the answer stopped inside one
+            finishing = finishing | x.breaks.any(dim=-1)
+    return replace(fused, log_q=full_stream_ends(fused.log_q, x.lp_full, x.ends, finishing))
+
+
+def _finish_words(fused: StepFusion, x: StepInputs) -> StepFusion:
+    """The answer neither ends nor breaks off inside a word it copies (:func:`~grounded_rag.spans.finish_words`)."""
+    return fused if x.breaks is None else replace(fused, log_q=finish_words(fused.log_q, x.lp_full, x.breaks))
+
+
+def _extractive(fused: StepFusion, x: StepInputs) -> StepFusion:
+    """Every answer a verbatim span of one passage (:func:`~grounded_rag.spans.restrict`); any method's, after
+    its own steps, where ``DecodingConfig.extractive`` is set."""
+    return replace(fused, log_q=restrict(fused.log_q, x.lp_full, x.spans))
+
+
+END_RULE = PostStep("end_rule", _end_rule, frozenset({"end_ids"}))
+FINISH_WORDS = PostStep("finish_words", _finish_words, frozenset({"copies", "word_breaks"}))
+EXTRACTIVE = PostStep("extractive", _extractive, frozenset({"spans"}))
+
+
 def _pmi_x(lp_full: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
     """PMI(y; x | D) = log p_full - log p_ret; +inf where the reference rules the token out."""
     return torch.where(torch.isfinite(lp_ret), lp_full - lp_ret, torch.full_like(lp_full, math.inf))
@@ -369,35 +460,26 @@ def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Te
     return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
 
 
-# The default; its ablations below are it with one part off.
-WORDS = Method(
-    "grounded_pmi_words",
+DEFAULT_METHOD = "grounded_contrast"
+# The default: the question-aware contrasts, anchored to the documents' own words, judging whole words, with the end
+# rule and caller-declared trust. Its research ablations (evaluation.ablations) are it with one part off.
+CONTRAST = Method(
+    DEFAULT_METHOD,
     BOTH,
-    "ours: grounded_pmi_anchored whose question gate and end rule judge whole words: the rest of a word the "
-    "answer copies from a document needs no question support, and the answer does not stop inside it; a "
-    "request whose documents the caller wrote all of (Document.trusted) is decoded with anchored CAD",
-    _pmi(gated=True, anchored=True, copying=True),
-    anchored=True,
-    full_ends=True,
-    copying=True,
-    finishes_words=True,
-    trusting=True,
+    "the default: raises what the documents add for this question and lowers what the model would say from memory "
+    "or from a passage the question is not about; documents may raise only their own words, whole; a request "
+    "whose documents the caller wrote all of (Document.trusted) is decoded with anchored CAD",
+    PmiRule(gated=True, anchored=True, copying=True),
+    post=(END_RULE, FINISH_WORDS),
+    reads=frozenset({"document_tokens", "copies", "trusted"}),
 )
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("grounded", RET, "adaptive Grounded Decoding: rho_t = rho_max r c_t", _barycenter(schedule.adaptive)),
-        Method("static", RET, "Grounded Decoding with a constant rho", _barycenter(schedule.static)),
-        Method("conflict_only", RET, "ablation: r(x, D) = 1", _barycenter(schedule.conflict_only)),
-        Method("trust_only", RET, "ablation: c_t = 1", _barycenter(schedule.trust_only)),
-        Method("arithmetic", RET, "ablation: (1-a) p_full + a p_ret, a = adaptive eta", _arithmetic),
-        Method(
-            "query_only_reference",
-            QUERY,
-            "ablation: adaptive barycenter with the question-only stream as reference",
-            _barycenter(schedule.adaptive),
-        ),
+        CONTRAST,
+        Method("grounded", RET, "the paper's adaptive Grounded Decoding: rho_t = rho_max r c_t",
+               barycenter(schedule.adaptive)),
         Method("standard", (), "standard RAG decoding of the full prompt", _standard),
         Method("cad", QUERY, "context-aware decoding, fixed beta", _cad),
         Method("adacad", QUERY, "AdaCAD, JSD-adaptive beta", _adacad),
@@ -405,55 +487,35 @@ METHODS: dict[str, Method] = {
         Method("cocoa", QUERY, "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", _cocoa),
         Method("dola", (), "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
         Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
-        Method("grounded_pmi", BOTH, "ours: evidence and question PMI contrasts over the plausible head", _pmi()),
-        Method(
-            "grounded_pmi_gated",
-            BOTH,
-            "ours: grounded_pmi whose evidence boost needs the question's support (resists instructions in documents)",
-            _pmi(gated=True),
-            trusting=True,
-        ),
-        Method(
-            "grounded_pmi_anchored",
-            BOTH,
-            "ours: grounded_pmi_gated whose evidence may raise only the documents' own tokens (no spurious boosts); "
-            "the full stream decides where the answer ends",
-            _pmi(gated=True, anchored=True),
-            anchored=True,
-            full_ends=True,
-            trusting=True,
-        ),
-        WORDS,
-        replace(WORDS, name="pmi_words_cut", finishes_words=False,
-                description="ablation of grounded_pmi_words: the answer may end or break off inside a word it copies"),
-        replace(WORDS, name="pmi_words_untrusting", trusting=False,
-                description="ablation of grounded_pmi_words: every document is read as retrieved text "
-                "(Document.trusted ignored)"),
-        Method(
-            "pmi_anchored_fused_ends",
-            BOTH,
-            "ablation of grounded_pmi_anchored: the fused step also decides where the answer ends",
-            _pmi(gated=True, anchored=True),
-            anchored=True,
-            trusting=True,
-        ),
-        Method(
-            "pmi_anchored_ungated",
-            BOTH,
-            "ablation of grounded_pmi_anchored: no question gate (grounded_pmi with the anchor)",
-            _pmi(anchored=True),
-            anchored=True,
-        ),
-        Method("pmi_static", BOTH, "ablation of grounded_pmi: constant weights (no JS gating)", _pmi(adaptive=False)),
-        Method("pmi_evidence_only", BOTH, "ablation of grounded_pmi: no question term (b_t = 0)", _pmi(question=False)),
-        Method("pmi_question_only", BOTH, "ablation of grounded_pmi: no evidence term (a_t = 0)", _pmi(evidence=False)),
-        Method("pmi_no_head", BOTH, "ablation of grounded_pmi: no plausibility head", _pmi(head=False)),
     )
 }
+DEPRECATED = DEPRECATED_METHODS
+# Research variants, registered by grounded_rag.evaluation.ablations (never on the menu).
+ABLATIONS: dict[str, Method] = {}
+
+
+def register_ablation(method: Method) -> Method:
+    """Add a research variant that ``grounded-rag eval --methods`` can run; the menu is unchanged."""
+    if method.name in METHODS or method.name in DEPRECATED:
+        raise ValueError(f"{method.name!r} is on the method menu; an ablation needs a name of its own")
+    ABLATIONS[method.name] = method
+    return method
+
+
+def canonical_name(name: str) -> str:
+    """``name`` as the registry knows it: a deprecated name becomes its successor (with a warning); an unknown one
+    is refused with the menu."""
+    if name in DEPRECATED:
+        new = DEPRECATED[name]
+        warnings.warn(f"method {name!r} is now called {new!r}; the old name will be removed in the next release",
+                      DeprecationWarning, stacklevel=3)
+        return new
+    if name in METHODS or name in ABLATIONS:
+        return name
+    raise ValueError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} (research ablations run with "
+                     "grounded-rag eval --methods)")
 
 
 def get_method(name: str) -> Method:
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise ValueError(f"unknown method {name!r}; choose one of {', '.join(METHODS)}") from None
+    name = canonical_name(name)
+    return METHODS.get(name) or ABLATIONS[name]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .engine import continuation_log_probs
 from .prompts import encode, encode_text, render
+from .scoring import continuation_log_probs
 from .types import Document
 
 SYSTEM = "You are a helpful assistant."

@@ -181,13 +181,13 @@ def finish_words(log_q: torch.Tensor, lp_full: torch.Tensor, breaks: torch.Tenso
 @dataclass
 class CopyState:
     """Which document spans the answer is copying right now, for a method that lets the rest of a copied word
-    through its question gate (``grounded_pmi_words``).
+    through its question gate (``grounded_contrast``).
 
     Unlike :class:`DocumentSpans` (an extractive answer is one span from its first token) the answer may
     leave a span and start another anywhere: after a token no live span continues, the live spans are
     every place the documents spell that token. :meth:`follows` is empty before the answer's first token.
     :attr:`inside` says the answer stopped inside every document word it copies from that word's start ("2" of
-    "27"); ``grounded_pmi_words`` may not end or break off the answer there.
+    "27"); ``grounded_contrast`` may not end or break off the answer there.
     """
 
     sequences: list[list[int]]

@@ -90,6 +90,7 @@ class GenerationResult(BaseModel):
     finish_reason: Literal["eos", "stop", "length", "abstain"] = Field(
         description="'abstain': no passage supports an answer, and the text is DecodingConfig.abstention_text")
     prompts: Prompts
+    prompt_tokens: int = Field(0, description="tokens of the full prompt (the question with the documents) decoded")
     documents: list[Document]
     dropped_documents: list[Document] = Field(default_factory=list, description="left out to fit the context window")
     irrelevant_documents: list[Document] = Field(

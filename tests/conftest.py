@@ -14,3 +14,11 @@ DOCUMENTS = [
 def decoder() -> GroundedDecoder:
     """The embedded default model, loaded once per test session (real weights, CPU, fp32)."""
     return GroundedDecoder.from_pretrained()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test outside tests/unit needs the packaged model (or its files): marked ``model``, so that
+    ``pytest -m "not model"`` runs the model-free suite alone."""
+    for item in items:
+        if "tests/unit/" not in item.path.as_posix():
+            item.add_marker(pytest.mark.model)

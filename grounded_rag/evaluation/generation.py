@@ -9,7 +9,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from ..decoder import GroundedDecoder
-from ..engine import decode
+from ..engine import RowInputs, decode
 from ..methods import get_method
 from ..prompts import encode, open_answer, render, user_message
 from .checkpoint import Checkpoint
@@ -54,21 +54,20 @@ def closed_book(decoder: GroundedDecoder, examples, dataset, ckpt, batch_size, m
         prompts = [encode(decoder.tokenizer, open_answer(render(decoder.tokenizer, EVAL_SYSTEM,
                                                                 user_message(ex.question, None, cfg.template)),
                                                          cfg.answer_prefix)) for ex in batch]
-        texts = decode_lines(decoder, method, prompts, [1.0] * len(batch), cfg)
+        texts = decode_lines(decoder, method, prompts, RowInputs(trust=[1.0] * len(batch)), cfg)
         ckpt.add([{"key": Checkpoint.key(dataset, "closed_book", {}, ex.id), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return {ex.id: ckpt.records[Checkpoint.key(dataset, "closed_book", {}, ex.id)]["text"] for ex in examples}
 
 
-def decode_lines(decoder: GroundedDecoder, method, prompts, trust, cfg,
-                 inputs: dict[str, Any] | None = None) -> list[str]:
+def decode_lines(decoder: GroundedDecoder, method, prompts, inputs: RowInputs, cfg) -> list[str]:
     """Engine-level decode of token-id prompts up to the first newline or EOS, one text per question; ``inputs`` are
-    the batch's :meth:`GroundedDecoder.engine_inputs`."""
+    the batch's :meth:`GroundedDecoder.row_inputs`."""
     rows = len(prompts) // method.streams
     tokens: list[list[int]] = [[] for _ in range(rows)]
     done = [False] * rows
-    for step in decode(decoder.model, method, prompts, trust, cfg, decoder.pad_id, end_ids=decoder.eos_ids,
-                       finished=lambda: done, **(inputs or {})):
+    for step in decode(decoder.model, method, prompts, inputs, cfg, decoder.pad_id, end_ids=decoder.eos_ids,
+                       finished=lambda: done):
         for i, t in zip(step.questions, step.tokens.tolist()):
             if not done[i]:
                 tokens[i].append(t)

@@ -21,13 +21,19 @@ from ..decoder import GroundedDecoder
 from ..errors import InputError
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .checkpoint import Checkpoint, write_atomic
-from .data import (Example, add_distractors, add_injection, load_examples, make_unanswerable, mark_trusted,
-                   split_examples)
+from .data import (
+    Example,
+    add_distractors,
+    add_injection,
+    load_examples,
+    make_unanswerable,
+    mark_trusted,
+    split_examples,
+)
 from .generation import closed_book, generate_records
 from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
-from .protocol import (ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROMPTED, PROMPTED_ABSTENTION, PROTOCOL,
-                       method_grid)
+from .protocol import ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROMPTED, PROMPTED_ABSTENTION, PROTOCOL, method_grid
 from .report import plot, to_markdown
 
 
@@ -262,12 +268,27 @@ def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin
             for t in THRESHOLDS]
 
 
+def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retrieved: bool
+                  ) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+    """Each ``--methods`` entry's method and grid, once the methods, options and data files are known good (before
+    anything loads)."""
+    grids = {spec: method_grid(spec) for spec in methods}
+    if trusted_with_retrieved:
+        raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
+                         "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
+                         "--unanswerable")
+    missing = [path for path in data if not Path(path).is_file()]
+    if missing:
+        raise InputError(f"no data file at {', '.join(missing)}; pass JSONL files in the benchmark schema with --data")
+    return grids
+
+
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
              loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
-             support_threshold: float | None = SUPPORT_THRESHOLD) -> dict[str, Any]:
+             support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -279,12 +300,14 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     caller's own (``Document.trusted``; the data set's name gains ``+trusted``). ``unanswerable`` also decodes every
     file's unanswerable twin (each row's passages replaced by other rows': the data set ``+unanswerable``, whose main
     metric is the share of answers withheld) at the settings tuned on the file, and reports the abstention table of
-    :func:`abstention_table`. An answer whose support is below ``support_threshold`` is scored as withheld (wrong)."""
-    grids = {spec: method_grid(spec) for spec in methods}  # refuses an unknown method before anything loads
-    if trusted and (distractors or inject or unanswerable):
-        raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
-                         "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
-                         "--unanswerable")
+    :func:`abstention_table`. An answer whose support is below ``support_threshold`` is scored as withheld (wrong).
+    ``dry_run`` checks the methods, options and data files and prints the plan, without loading the model."""
+    grids = _checked_plan(data, methods, trusted and (distractors or inject or unanswerable))
+    if dry_run:
+        print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
+              + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
+              + f" into {out}")
+        return {}
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     run = EvalRun(GroundedDecoder.from_pretrained(model), grids, Checkpoint(out_dir / "generations.jsonl"), split,

@@ -5,6 +5,7 @@ and by the log-likelihood of the two endings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -40,8 +41,7 @@ def memotrap_generations(decoder, examples, dataset, method_name, params, ckpt, 
         batch = todo[start:start + batch_size]
         reqs = [decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method) for ex in batch]
         prompts = [ids for ex, r in zip(batch, reqs) for ids in continuation_prompts(decoder, r, ex.question)]
-        texts = decode_lines(decoder, method, prompts, [r.trust for r in reqs], cfg,
-                             decoder.engine_inputs(reqs, method))
+        texts = decode_lines(decoder, method, prompts, decoder.row_inputs(reqs, method, cfg), cfg)
         ckpt.add([{"key": Checkpoint.key(dataset, method_name, params, ex.id, "mtgen"), "id": ex.id, "text": text}
                   for ex, text in zip(batch, texts)])
     return [ckpt.records[Checkpoint.key(dataset, method_name, params, ex.id, "mtgen")] for ex in examples]
@@ -52,8 +52,7 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
     method = get_method(method_name)
     cfg = base_config(method_name, params, 1, short_answer=False)
     req = decoder.prepare(ex.question, ex.documents, ex.scores, cfg, method)
-    inputs = decoder.engine_inputs([req], method)
-    copies, tokens = inputs["copies"], inputs["document_tokens"]
+    inputs = decoder.row_inputs([req], method, cfg)
     opening = reply_start(req.prompts.full, ex.question)
     lead = encode_text(decoder.tokenizer, opening)
     out = []
@@ -61,10 +60,10 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
-        copy = copies[0].fresh() if copies else None  # each choice from the start: scoring advances it
-        out.append(score_continuation(decoder.model, method, prompts, req.trust, cfg, decoder.pad_id, forced[k:],
-                                      inputs["datastores"], tokens[0] if tokens else None, decoder.eos_ids, copy,
-                                      req.trusted))
+        fresh = replace(inputs, copies=[c.fresh() for c in inputs.copies] if inputs.copies else None)  # scoring
+        # advances the copy state: each choice from the start
+        out.append(score_continuation(decoder.model, method, prompts, fresh, cfg, decoder.pad_id, forced[k:],
+                                      decoder.eos_ids))
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import DecodingConfig
 from ..errors import InputError
+from ..methods import DEPRECATED as DEPRECATED_NAMES
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
 # asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
@@ -20,8 +21,10 @@ ANSWER_PREFIX = "Answer:"
 PROTOCOL = "short-v2"
 RHO_GRID = [{"rho_max": 1.0}, {"rho_max": 4.0}, {"rho_max": 16.0}]
 PMI_GRID = [{"pmi_alpha": 1.0}, {"pmi_alpha": 2.0}, {"pmi_alpha": 4.0}]  # pmi_beta = 1, plausibility = 0.1
+GATE_GRID = [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}]
 # At most three settings per method (the same budget); one where a method has no free knob.
 GRIDS: dict[str, list[dict[str, Any]]] = {
+    "grounded_contrast": GATE_GRID,
     "standard": [{}],
     "cad": [{"beta": 0.5}, {"beta": 1.0}, {"beta": 2.0}],
     "adacad": [{}],
@@ -36,12 +39,11 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "arithmetic": RHO_GRID,
     "query_only_reference": RHO_GRID,
     "grounded_pmi": PMI_GRID,
-    "grounded_pmi_gated": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
-    "grounded_pmi_anchored": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],  # pmi_alpha = 4
-    "grounded_pmi_words": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
-    "pmi_words_cut": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
-    "pmi_words_untrusting": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
-    "pmi_anchored_fused_ends": [{"pmi_gate": 0.5}, {"pmi_gate": 1.0}, {"pmi_gate": 2.0}],
+    "grounded_pmi_gated": GATE_GRID,  # pmi_alpha = 4
+    "grounded_pmi_anchored": GATE_GRID,  # pmi_alpha = 4
+    "pmi_words_cut": GATE_GRID,
+    "pmi_words_untrusting": GATE_GRID,
+    "pmi_anchored_fused_ends": GATE_GRID,
     "pmi_anchored_ungated": PMI_GRID,
     "pmi_static": PMI_GRID,
     "pmi_evidence_only": PMI_GRID,
@@ -72,6 +74,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
     name, *options = spec.split("+")
+    name = DEPRECATED_NAMES.get(name, name)  # results published under the default's former name rerun as it
     unknown = [o for o in options if "+" + o not in OPTIONS]
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "

@@ -69,7 +69,7 @@ def main() -> None:
     from ..decoder import GroundedDecoder
 
     decoder = GroundedDecoder.from_pretrained()
-    for method in ("grounded", "grounded_pmi"):
+    for method in ("grounded", "grounded_pmi"):  # the paper's method and the two contrasts alone (an ablation)
         result = decoder.generate(EXAMPLE_QUESTION, EXAMPLE_DOCUMENTS, method=method, max_new_tokens=24)
         print(f"#### {method}: {result.text!r}\n")
         print(trace_chart(result, f"{method}: '{EXAMPLE_QUESTION}' with a distractor first"))

@@ -19,6 +19,7 @@ import httpx
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
+from ..inputs import documents_and_scores
 from ..types import Citation, Document, GenerationResult, Prompts, TraceStep
 
 
@@ -27,19 +28,15 @@ class ServerError(GroundedRAGError, RuntimeError):
 
 
 def _documents(documents: Sequence[Any], scores: Sequence[float] | None) -> list[Document]:
-    docs = [d if isinstance(d, Document) else Document(text=d) if isinstance(d, str) else Document(**d)
-            for d in documents]
-    if scores is not None:
-        if len(scores) != len(docs):
-            raise InputError(f"{len(scores)} scores for {len(docs)} documents; give one score per document")
-        docs = [d.model_copy(update={"score": float(s)}) for d, s in zip(docs, scores)]
-    return docs
+    """The documents as the core reads them (its one normaliser), each carrying its score on the trust scale."""
+    docs, trust_scores = documents_and_scores(documents, scores, "relevance")
+    return docs if trust_scores is None else [d.model_copy(update={"score": s}) for d, s in zip(docs, trust_scores)]
 
 
 def _with(config: DecodingConfig | None, overrides: Mapping[str, Any]) -> DecodingConfig:
     """``config`` (default: DecodingConfig()) with per-call fields, validated like the decoder's."""
     config = config or DecodingConfig()
-    return DecodingConfig(**{**config.model_dump(), **overrides}) if overrides else config
+    return config.override(**overrides)
 
 
 class GroundedClient:
@@ -125,6 +122,7 @@ class GroundedClient:
             text=text, token_ids=grounding["token_ids"], trace=[TraceStep(**s) for s in grounding["trace"]],
             trust=grounding["trust"], trust_source=grounding["trust_source"], method=grounding["method"],
             finish_reason=grounding["finish_reason"], prompts=Prompts(**grounding["prompts"]),
+            prompt_tokens=grounding["prompt_tokens"],
             documents=[Document(**d) for d in grounding["documents"]],
             dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
             irrelevant_documents=[d for d in docs if d.id is not None and d.id in irrelevant],

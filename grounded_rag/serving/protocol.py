@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
-from ..config import DecodingConfig, explain
+from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
-from ..trust import DistanceSpace, normalize_scores
+from ..inputs import documents_and_scores
+from ..trust import DistanceSpace
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
 from .worker import Job, Outcome
@@ -169,40 +170,38 @@ class CompletionRequest(GroundedFields):
 def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
            settings: ServeSettings) -> Job:
     """Validate the grounded part and build the decoder's input; raises InputError with the fix."""
-    max_tokens_limit, max_documents = settings.max_tokens_limit, settings.max_documents
     problem = req.unsupported()
     if problem:
         raise InputError(problem)
+    docs = _documents(req, question, settings)
+    config = _config(req, system, base, settings.max_tokens_limit)
+    if not question.strip():
+        raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
+    return Job(question=question, documents=docs, config=config, trace=req.trace)
+
+
+def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> list[Document]:
+    """The request's documents as the core's, scores on the trust scale; within the server's limits."""
     if not req.documents:
         raise InputError(NO_DOCUMENTS)
-    if len(req.documents) > max_documents:
-        raise InputError(f"{len(req.documents)} documents exceed this server's limit of {max_documents}; "
+    if len(req.documents) > settings.max_documents:
+        raise InputError(f"{len(req.documents)} documents exceed this server's limit of {settings.max_documents}; "
                          "send the top-ranked ones")
     chars = len(question) + sum(len(d if isinstance(d, str) else d.text) for d in req.documents)
     if chars > settings.max_prompt_chars:  # far past any context window: refuse before the tokenizer sees it
         raise ContextWindowError(f"the question and documents have {chars} characters, over this server's limit of "
                                  f"{settings.max_prompt_chars}; send fewer or shorter documents")
-    docs = []
     for i, d in enumerate(req.documents):
-        text = d if isinstance(d, str) else d.text
-        if not text.strip():
+        if not (d if isinstance(d, str) else d.text).strip():
             raise InputError(f"documents[{i}] has empty text; drop empty passages before sending")
-        if isinstance(d, str):
-            docs.append(Document(text=d))
-        else:
-            docs.append(Document(text=d.text, id=None if d.id is None else str(d.id), title=d.title, score=d.score,
-                                 metadata=d.metadata, trusted=d.trusted))
-    given = [d.score for d in docs]
-    if any(s is not None for s in given):
-        if any(s is None for s in given):
-            missing = [i for i, s in enumerate(given) if s is None]
-            raise InputError(f"documents {missing} have no score while others do; score every document or none")
-        try:
-            scores = normalize_scores([float(s) for s in given], req.score_space)  # type: ignore[arg-type]
-        except ValueError as exc:
-            raise InputError(f"{exc} (score_space={req.score_space!r})") from exc
-        docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
+    items = [d if isinstance(d, str) else {**d.model_dump(exclude_none=True), **({"id": str(d.id)} if d.id is not None
+                                                                                  else {})} for d in req.documents]
+    docs, scores = documents_and_scores(items, None, req.score_space)  # type: ignore[arg-type]
+    return docs if scores is None else [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
 
+
+def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_tokens_limit: int) -> DecodingConfig:
+    """The server's config with the request's ``decoding`` and OpenAI fields (each set once), on the menu."""
     fields = dict(req.decoding)
     openai_fields = {
         "max_new_tokens": req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens,
@@ -219,14 +218,15 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
             raise InputError(f"{key} is set twice with different values (OpenAI field and decoding.{key}); set it once")
         fields[key] = value
     try:
-        config = DecodingConfig(**{**base.model_dump(), **fields})
+        config = base.override(**fields)
     except ConfigError as exc:  # name the fields as the client sent them: decoding.<setting>
         raise InputError(explain(exc.validation, prefix="decoding") if exc.validation else str(exc)) from None
+    if config.method not in get_args(MethodName):  # a research ablation registered in this process
+        raise InputError(f"decoding.method={config.method!r} is a research ablation, not a method this server offers; "
+                         f"choose one of {', '.join(get_args(MethodName))}")
     if config.max_new_tokens > max_tokens_limit:
         raise InputError(f"max_tokens={config.max_new_tokens} exceeds this server's limit of {max_tokens_limit}")
-    if not question.strip():
-        raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
-    return Job(question=question, documents=docs, config=config, trace=req.trace)
+    return config
 
 
 def validation_message(exc: ValidationError, prefix: str = "") -> str:
@@ -259,6 +259,7 @@ def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
         out["trace"] = [s.model_dump() for s in result.trace]
         out["token_ids"] = result.token_ids
         out["prompts"] = result.prompts.model_dump()
+        out["prompt_tokens"] = result.prompt_tokens
     return out
 
 

@@ -1,14 +1,17 @@
 """Exactness of the engine on the packaged SmolLM2-135M-Instruct (real weights, no mocks)."""
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
 import torch
 
 from grounded_rag import DecodingConfig, GroundedDecoder
-from grounded_rag.engine import PAD_BUDGET, decode, pack_runs, prefix_runs
+from grounded_rag.engine import RowInputs, decode
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.methods import get_method
+from grounded_rag.prefill import PAD_BUDGET, pack_runs, prefix_runs
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
@@ -150,7 +153,7 @@ LEAVING = [  # answers of very different lengths: the short ones end (EOS or the
 
 
 @pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("grounded_pmi_anchored", False),
-                                            ("grounded_pmi_words", False),
+                                            ("grounded_contrast", False),
                                             ("knnlm", False), ("dola", False), ("grounded", True)])
 def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, sampled):
     """A batch whose questions finish at different steps: finished rows are dropped from the decode state
@@ -183,9 +186,8 @@ def test_finished_rows_are_removed_from_the_decode_state(decoder):
     prompts = [ids for r in prepared for ids in r.token_ids]
     done = [False] * len(prepared)
     seen = []
-    for step in decode(decoder.model, mt, prompts, [r.trust for r in prepared], cfg, decoder.pad_id,
-                       finished=lambda: done, document_tokens=decoder.document_tokens(prepared, mt),
-                       end_ids=decoder.eos_ids, copies=decoder.copies(prepared, mt)):
+    for step in decode(decoder.model, mt, prompts, decoder.row_inputs(prepared, mt, cfg), cfg, decoder.pad_id,
+                       finished=lambda: done, end_ids=decoder.eos_ids):
         seen.append(list(step.questions))
         assert step.tokens.shape[0] == len(step.questions)
         for q, t in zip(step.questions, step.tokens.tolist()):
@@ -199,17 +201,15 @@ def test_an_anchored_method_needs_each_questions_document_tokens(decoder):
     (or with a per-token gate)."""
     cfg = DecodingConfig(max_new_tokens=2)
     mt = get_method(cfg.method)
-    assert mt.anchored, "the default is an anchored method"
+    assert {"document_tokens", "copies", "end_ids"} <= mt.needs, "the default is anchored, whole-word, with the end rule"
     req = decoder.prepare(QUESTION, DOCUMENTS, None, cfg, mt)
+    full = decoder.row_inputs([req], mt, cfg)
     with pytest.raises(ValueError, match="document tokens per question"):
-        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id))
-    with pytest.raises(ValueError, match="end-of-answer token ids"):  # and where its answer may end
-        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id,
-                    document_tokens=decoder.document_tokens([req], mt)))
-    assert mt.copying, "the default judges whole words"
+        next(decode(decoder.model, mt, req.token_ids, RowInputs(trust=[req.trust]), cfg, decoder.pad_id))
     with pytest.raises(ValueError, match="one copy state per question"):  # and which passage words it copies
-        next(decode(decoder.model, mt, req.token_ids, [req.trust], cfg, decoder.pad_id,
-                    document_tokens=decoder.document_tokens([req], mt), end_ids=decoder.eos_ids))
+        next(decode(decoder.model, mt, req.token_ids, replace(full, copies=None), cfg, decoder.pad_id))
+    with pytest.raises(ValueError, match="end-of-answer token ids"):  # and where its answer may end
+        next(decode(decoder.model, mt, req.token_ids, full, cfg, decoder.pad_id))
 
 
 def test_stop_strings_and_eos_end_generation(decoder):

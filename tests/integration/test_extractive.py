@@ -12,6 +12,7 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict
 
 from ..conftest import DOCUMENTS, QUESTION
@@ -59,7 +60,7 @@ def test_document_spans_allow_only_continuations_of_the_documents(decoder, ends)
 
 
 def test_copy_state_follows_the_span_the_answer_copies_and_starts_another_anywhere(decoder):
-    """grounded_pmi_words's copy state: nothing follows before the answer's first token; then the tokens that
+    """grounded_contrast's copy state: nothing follows before the answer's first token; then the tokens that
     continue every place the documents spell the answer's last tokens; an answer that leaves the documents
     and comes back ("the year 1881") starts a new span (an extractive answer could not)."""
     tok = decoder.tokenizer
@@ -79,7 +80,7 @@ def test_copy_state_follows_the_span_the_answer_copies_and_starts_another_anywhe
 
 
 def test_copy_state_knows_when_the_answer_stopped_inside_a_word_it_copies(decoder):
-    """``CopyState.inside`` (grounded_pmi_words may not end or break off the answer there): after "2" the
+    """``CopyState.inside`` (grounded_contrast may not end or break off the answer there): after "2" the
     answer stands inside every number the passage starts with "2"; after "27" it is at a word's end. A digit
     that matches only from the middle of a passage's number ("2020" against "2017") copies no word, so the
     answer may end there."""

@@ -3,7 +3,7 @@ document contradicts common knowledge, each beside an irrelevant passage, in bot
 
 By default the irrelevant passage is left out before decoding (`relevance_margin`; it is the least likely
 passage to be asked this question in all ten), so each case is its document alone, and both orders answer alike.
-The issue asks >= 8/10 of the default. The default, `grounded_pmi_words`, scores 8/10 with the same answers as
+The issue asks >= 8/10 of the default. The default, `grounded_contrast`, scores 8/10 with the same answers as
 `grounded_pmi_anchored` (its whole-word gate changes none of them): the documents may raise
 only their own words, so "El" (which "moved stone by stone to Madrid" makes 50 times likelier, and the unanchored
 evidence term made 0.80: "El Salvador.") gets no boost, and it answers "The Colosseum is currently located in
@@ -19,24 +19,40 @@ from pathlib import Path
 import pytest
 
 from grounded_rag.cli import main
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.evaluation.traces import copies_a_passage
 
 CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_cases.json").read_text())
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
 
 
-@pytest.mark.parametrize("method,options,needed", [("grounded_pmi", [], 8), ("grounded_pmi_gated", [], 6), (None, [], 8),
-                                                    ("grounded_pmi_gated", ["--extractive"], 10)],
-                         ids=["grounded_pmi", "grounded_pmi_gated", "default", "gated-extractive"])
-def test_follows_the_relevant_document_beside_a_distractor(capsys, method, options, needed):
-    answers = []
+def _followed(answers: list[tuple[dict, str]]) -> tuple[int, str]:
+    """How many answers name the document's answer without repeating the irrelevant passage, and the answers."""
+    followed = [c["answer"].lower() in t.lower() and not copies_a_passage(t, [DISTRACTOR]) for c, t in answers]
+    return sum(followed), "\n".join(f"{ok} {t!r}" for ok, (_, t) in zip(followed, answers))
+
+
+def _cases():
     for case in CASES:
         for docs in ([case["document"], DISTRACTOR], [DISTRACTOR, case["document"]]):
-            args = ["ask", case["question"], "--doc", docs[0], "--doc", docs[1], *options]
-            args += ["--method", method] if method else []
-            assert main(args) == 0
-            text = capsys.readouterr().out.strip()
-            answers.append((case, text))
-    # a case counts when the answer names the document's answer and does not repeat the irrelevant passage
-    followed = [c["answer"].lower() in t.lower() and not copies_a_passage(t, [DISTRACTOR]) for c, t in answers]
-    assert sum(followed) >= needed, "\n".join(f"{ok} {t!r}" for ok, (_, t) in zip(followed, answers))
+            yield case, docs
+
+
+def test_the_default_follows_the_relevant_document_beside_a_distractor(capsys):
+    answers = []
+    for case, docs in _cases():
+        assert main(["ask", case["question"], "--doc", docs[0], "--doc", docs[1], "--no-sources"]) == 0
+        answers.append((case, capsys.readouterr().out.strip()))
+    followed, shown = _followed(answers)
+    assert followed >= 8, shown
+
+
+@pytest.mark.parametrize("method,extractive,needed", [("grounded_pmi", False, 8), ("grounded_pmi_gated", False, 6),
+                                                      ("grounded_pmi_gated", True, 10)],
+                         ids=["grounded_pmi", "grounded_pmi_gated", "gated-extractive"])
+def test_the_ablations_score_what_they_measured(decoder, method, extractive, needed):
+    """The research ablations (evaluation package), in-process with the CLI's other defaults."""
+    answers = [(case, decoder.generate(case["question"], docs, method=method, extractive=extractive).text)
+               for case, docs in _cases()]
+    followed, shown = _followed(answers)
+    assert followed >= needed, shown

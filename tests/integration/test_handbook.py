@@ -17,7 +17,8 @@ from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-FILES = sorted(str(p) for p in (FIXTURES / "handbook").glob("*.md"))
+HANDBOOK = Path(__file__).parent.parent.parent / "cookbook" / "data" / "handbook"  # the README's example files
+FILES = sorted(str(p) for p in HANDBOOK.glob("*.md"))
 QUESTIONS = [json.loads(line) for line in (FIXTURES / "handbook_questions.jsonl").read_text().splitlines()]
 ABSTENTION = DecodingConfig().abstention_text
 

@@ -11,13 +11,14 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.engine import end_mask, fuse_step, open_taps, prefill, token_masks, word_masks
+from grounded_rag.engine import Rows, fuse_step, open_taps, step_masks
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.memotrap import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated
 from grounded_rag.evaluation.protocol import ANSWER_PREFIX, PROTOCOL, base_config
 from grounded_rag.fusion import log_probs
-from grounded_rag.methods import get_method
+from grounded_rag.methods import StepInputs, get_method
+from grounded_rag.prefill import prefill
 from grounded_rag.prompts import encode
 from grounded_rag.taps import build_datastore, dola_candidates
 from grounded_rag.trust import retrieval_trust
@@ -32,7 +33,7 @@ def first_step(decoder, method_name, cfg):
     req = decoder.prepare(QUESTION, DOCUMENTS, [0.7, 0.3, 0.2], cfg, method)
     logits, _ = prefill(decoder.model, req.token_ids, method.streams, decoder.pad_id)
     lp = log_probs(logits).view(1, method.streams, -1)
-    fused = method.fuse(lp[:, 0], lp[:, 1], torch.tensor([req.trust]), cfg)
+    fused = method.step(StepInputs(lp[:, 0], lp[:, 1], torch.tensor([req.trust]), cfg))
     return logits.double().numpy(), fused.log_q.exp()[0].double().numpy(), req.trust
 
 
@@ -83,14 +84,12 @@ def engine_first_step(decoder, cfg, scores=(0.7, 0.3, 0.2)):
     """The engine's own first fused distribution (taps, datastore and all)."""
     method = get_method(cfg.method)
     req = decoder.prepare(QUESTION, DOCUMENTS, list(scores), cfg, method)
-    stores = decoder.datastores([req], method)
+    inputs = decoder.row_inputs([req], method, cfg)  # before the taps open: a datastore is built with the model
     with open_taps(decoder.model, method, cfg) as taps:
         logits, _ = prefill(decoder.model, req.token_ids, method.streams, decoder.pad_id)
-        mask = token_masks(decoder.document_tokens([req], method), logits.shape[-1], logits.device)
-        ends = end_mask(method, decoder.eos_ids, logits.shape[-1], logits.device)
-        copies = decoder.copies([req], method)
-        words = None if copies is None else word_masks(copies, logits.shape[-1], logits.device)
-        _, _, fused = fuse_step(method, logits, taps, torch.tensor([req.trust]), cfg, stores, mask, ends, words=words)
+        rows = Rows.start(method, inputs, cfg, logits.shape[-1], logits.device)
+        ends, pieces = step_masks(method, decoder.eos_ids, rows.copies, logits.shape[-1], logits.device)
+        _, _, fused = fuse_step(method, logits, taps, rows, cfg, True, ends, pieces)
     return req, logits.double().numpy(), fused.log_q.exp()[0].double().numpy()
 
 
@@ -121,11 +120,11 @@ def test_coiecd_and_cocoa_match_their_formulas(decoder):
     assert np.abs(q - geometric(ref, p, lam)).max() < 2e-5
 
 
-@pytest.mark.parametrize("name", ["grounded_pmi", "grounded_pmi_gated", "grounded_pmi_anchored", "grounded_pmi_words",
+@pytest.mark.parametrize("name", ["grounded_pmi", "grounded_pmi_gated", "grounded_pmi_anchored", "grounded_contrast",
                                   "pmi_anchored_ungated",
                                   "pmi_anchored_fused_ends", "pmi_static", "pmi_evidence_only", "pmi_question_only", "pmi_no_head"])
 def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
-    kappa = 0.0 if "anchored" in name or name == "grounded_pmi_words" else 0.05  # no head: the anchor must show on every token, not the head's few
+    kappa = 0.0 if "anchored" in name or name == "grounded_contrast" else 0.05  # no head: the anchor must show on every token, not the head's few
     cfg = DecodingConfig(method=name, pmi_alpha=3.0, pmi_beta=0.8, plausibility=kappa, gamma=10.0, b=0.5, pmi_gate=0.3)
     req, logits, q = engine_first_step(decoder, cfg)
     assert len(req.token_ids) == 3 and req.token_ids[2] != req.token_ids[1]
@@ -134,13 +133,13 @@ def test_grounded_pmi_and_its_ablations_match_the_formula(decoder, name):
     adaptive = name != "pmi_static"
     a = 3.0 * r * (js2(p, query) if adaptive else 1.0) * (name != "pmi_question_only")
     b = 0.8 * (js2(p, ret) if adaptive else 1.0) * (name != "pmi_evidence_only")
-    gated = name in ("grounded_pmi_gated", "grounded_pmi_anchored", "grounded_pmi_words", "pmi_anchored_fused_ends")
+    gated = name in ("grounded_pmi_gated", "grounded_pmi_anchored", "grounded_contrast", "pmi_anchored_fused_ends")
     assert not np.isin(p.argmax(), list(decoder.eos_ids)), "a first step the full stream does not end"
     supported = (np.log(p) - np.log(ret) > 0.3) if gated else np.ones_like(p, dtype=bool)
     assert not gated or 0 < supported.sum() < supported.size, "the gate must bite somewhere"
     evidence = a * (np.log(p) - np.log(query)) * supported
     head = p >= (kappa if name != "pmi_no_head" else 0.0) * p.max()
-    if "anchored" in name or name == "grounded_pmi_words":  # the documents raise only their own tokens (any spelling in them), lower any token
+    if "anchored" in name or name == "grounded_contrast":  # the documents raise only their own tokens (any spelling in them), lower any token
         in_docs = np.zeros_like(p, dtype=bool)
         in_docs[list(decoder.document_tokens([req], get_method(name))[0])] = True
         raised_elsewhere = head & (evidence > 0) & ~in_docs
@@ -216,7 +215,7 @@ def test_eval_on_memotrap_without_loglik_scores_generations_only(tmp_path):
     """`--no-loglik`: MemoTrap's test rows are generated and scored by generation, and nothing is scored by
     log-likelihood (the slow part for the copying methods) — the default included."""
     out = tmp_path / "mt"
-    assert main(["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_pmi_words",
+    assert main(["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_contrast",
                  "--limit", "2", "--no-tune", "--no-latency", "--no-loglik", "--batch-size", "2", "--out", str(out)]) == 0
     mt = json.loads((out / "report.json").read_text())["datasets"]["memotrap_8"]
     assert mt["main_metric"] == "generation_accuracy"
@@ -357,23 +356,23 @@ def test_eval_killed_mid_run_resumes_to_the_same_report(tmp_path):
     assert texts(killed) == texts(clean)
 
 
-def test_grounded_pmi_words_finishes_the_number_the_default_cuts(decoder):
+def test_grounded_contrast_finishes_the_number_the_default_cuts(decoder):
     """An NQ-Swap validation row under the short-answer protocol: after "4" of the passage's "43" the full
     stream would end the turn (0.295 against "3" 0.262) and the default's question gate withholds the
-    passage's boost for "3" (PMI(y; x | D) = +0.24 < m), so the default answers "4"; grounded_pmi_words lets
+    passage's boost for "3" (PMI(y; x | D) = +0.24 < m), so the default answers "4"; grounded_contrast lets
     the rest of a copied word through the gate and answers "43" (docs/method-note.md section 10)."""
     question = "what is the number of cities in texas"
     documents = [{"text": "Texas is a state located in the Southern United States . There are 43 cities in the "
                           "sections below ."}]
     answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
-               for name in ("grounded_pmi_anchored", "grounded_pmi_words")}
-    assert answers == {"grounded_pmi_anchored": "4", "grounded_pmi_words": "43"}
+               for name in ("grounded_pmi_anchored", "grounded_contrast")}
+    assert answers == {"grounded_pmi_anchored": "4", "grounded_contrast": "43"}
 
 
-def test_grounded_pmi_words_does_not_stop_inside_a_copied_number(decoder):
+def test_grounded_contrast_does_not_stop_inside_a_copied_number(decoder):
     """An NQ-Swap validation row (nqswap-237) under the short-answer protocol: the answer copies "2" of the
     passage's "27", where the passage also spells "2017" and "28"; the fused step then ends the turn (0.346
-    against "7" 0.121) and the answer is "2", a number no passage says. grounded_pmi_words drops the tokens
+    against "7" 0.121) and the answer is "2", a number no passage says. grounded_contrast drops the tokens
     that would break off a word the answer stopped inside, so it finishes one: "27". Its ablation
     pmi_words_cut still answers "2"."""
     question = "how many episodes of greys anatomy season 14"
@@ -385,8 +384,8 @@ def test_grounded_pmi_words_does_not_stop_inside_a_copied_number(decoder):
                           "Company and The Mark Gordon Company ; the showrunners being Krista Vernoff and William "
                           "Harper ."}]
     answers = {name: decoder.generate(question, documents, config=base_config(name, {"pmi_gate": 1.0}, 8)).text
-               for name in ("pmi_words_cut", "grounded_pmi_words")}
-    assert answers == {"pmi_words_cut": "2", "grounded_pmi_words": "27"}
+               for name in ("pmi_words_cut", "grounded_contrast")}
+    assert answers == {"pmi_words_cut": "2", "grounded_contrast": "27"}
 
 
 def test_eval_unanswerable_reports_abstention_and_the_threshold_tables_from_validation_rows(tmp_path):

@@ -12,8 +12,9 @@ import pytest
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.engine import PACK_LOGITS_MB, PACK_TOKENS, _bounded
+from grounded_rag.scoring import PACK_LOGITS_MB, PACK_TOKENS, _bounded
 from grounded_rag.errors import ConfigError, InputError
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
 from grounded_rag.types import Citation, Document
 

@@ -12,6 +12,7 @@ from transformers import AutoTokenizer
 
 from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, GroundedRAGError, InputError
 from grounded_rag.cli import main
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import RenderedPrompt, build_prompts, control_token_ids, encode, render
 from grounded_rag.types import Document

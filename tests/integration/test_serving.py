@@ -18,6 +18,7 @@ import openai
 import pytest
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
 from grounded_rag.serving.worker import LocalBackend
@@ -187,7 +188,7 @@ def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
     distances = [0.4, 1.1, 1.3]  # Chroma l2 distances
     docs = [{**d, "score": x} for d, x in zip(DOCS, distances)]
     scores = normalize_scores(distances, "l2")
-    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "static", "rho_max": 1.5}, {"extractive": True}):
+    for decoding in ({"method": "cad", "beta": 0.7}, {"method": "grounded", "rho_max": 1.5}, {"extractive": True}):
         want = decoder.generate(QUESTION, [{**d, "score": s} for d, s in zip(DOCS, scores)], max_new_tokens=N,
                                 **decoding)
         r = client.chat.completions.create(
@@ -390,6 +391,8 @@ BAD = {
     "messages not a list": (dict(messages="hello"), 400, "messages"),
     "no user message": (dict(messages=[{"role": "system", "content": "x"}]), 400, "no user message"),
     "unknown method": (dict(decoding={"method": "beam"}), 400, "decoding.method"),
+    # registered in this process by the evaluation package, and still not served
+    "research ablation": (dict(decoding={"method": "pmi_words_cut"}), 400, "research ablation"),
     "bad setting": (dict(decoding={"rho_max": -1}), 400, "decoding.rho_max"),
     "unknown setting": (dict(decoding={"rho": 2}), 400, "decoding.rho"),
     "top_p out of range": (dict(top_p=2), 400, "top_p"),

@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 
 from grounded_rag import DecodingConfig, GroundedDecoder, InputError
 from grounded_rag.cli import main
-from grounded_rag.engine import trusted_rows
+from grounded_rag.engine import RowInputs, Rows
 from grounded_rag.evaluation.data import load_examples, mark_trusted, split_examples
 from grounded_rag.evaluation.memotrap import memotrap_generations
 from grounded_rag.evaluation.checkpoint import Checkpoint
@@ -68,15 +69,21 @@ def test_trusted_must_be_a_bool(decoder):
         Document(text="A passage.", trusted=1)
 
 
+def trusted_rows(method, trusted):
+    inputs = RowInputs(trust=[1.0] * len(trusted), trusted=trusted)
+    return Rows.start(method, inputs, DecodingConfig(), 8, torch.device("cpu")).trusted
+
+
 def test_only_the_guarded_rules_read_trust_and_the_ablation_ignores_it():
-    assert get_method("grounded_pmi_words").trusting and not get_method("pmi_words_untrusting").trusting
-    assert not get_method("cad").trusting and not get_method("grounded").trusting
-    words = get_method("grounded_pmi_words")
-    assert trusted_rows(words, [False, False], 2, "cpu") is None, "no trusted row: the guarded rule, unchanged"
-    assert trusted_rows(get_method("pmi_words_untrusting"), [True], 1, "cpu") is None
-    assert trusted_rows(words, [True, False], 2, "cpu").tolist() == [True, False]
+    assert "trusted" in get_method("grounded_contrast").needs
+    assert "trusted" not in get_method("pmi_words_untrusting").needs
+    assert "trusted" not in get_method("cad").needs and "trusted" not in get_method("grounded").needs
+    plain = get_method("grounded_pmi_gated")  # reads trust, needs no per-row document state
+    assert trusted_rows(plain, [False, False]) is None, "no trusted row: the guarded rule, unchanged"
+    assert trusted_rows(get_method("grounded_pmi"), [True]) is None, "a rule that does not read trust gets none"
+    assert trusted_rows(plain, [True, False]).tolist() == [True, False]
     with pytest.raises(ValueError, match="one per question"):
-        trusted_rows(words, [True], 2, "cpu")
+        Rows.start(plain, RowInputs(trust=[1.0, 1.0], trusted=[True]), DecodingConfig(), 8, torch.device("cpu"))
 
 
 def test_memotrap_with_its_instruction_declared_the_users(decoder, tmp_path):
@@ -91,17 +98,17 @@ def test_memotrap_with_its_instruction_declared_the_users(decoder, tmp_path):
 
     trusted = mark_trusted(rows)
     assert all(d["trusted"] for ex in trusted for d in ex.documents)
-    guarded = accuracy(rows, "grounded_pmi_words")
+    guarded = accuracy(rows, "grounded_contrast")
     assert accuracy(trusted, "pmi_words_untrusting") == guarded
     ckpt_trusted = Checkpoint(tmp_path / "t.jsonl")
-    recs = memotrap_generations(decoder, trusted, "mt+trusted", "grounded_pmi_words", {}, ckpt_trusted, 4)
+    recs = memotrap_generations(decoder, trusted, "mt+trusted", "grounded_contrast", {}, ckpt_trusted, 4)
     followed = [choice_generated(r["text"], ex.choices or []) == ex.answer_index for r, ex in zip(recs, trusted)]
     assert sum(followed) > sum(guarded), (followed, guarded)
 
 
 def test_eval_trusted_keeps_its_records_apart(tmp_path):
     out = tmp_path / "mt"
-    args = ["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_pmi_words",
+    args = ["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_contrast",
             "--limit", "2", "--no-tune", "--no-latency", "--no-loglik", "--batch-size", "2", "--out", str(out)]
     assert main(args + ["--trusted"]) == 0
     report = json.loads((out / "report.json").read_text())

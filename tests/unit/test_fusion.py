@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from grounded_rag.config import DecodingConfig
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.fusion import (
     arithmetic_fusion,
     conflict,
@@ -14,7 +15,12 @@ from grounded_rag.fusion import (
     js_divergence,
     kl_barycenter_objective,
 )
-from grounded_rag.methods import anchor, full_stream_ends, get_method
+from grounded_rag.methods import StepInputs, anchor, full_stream_ends, get_method
+
+
+def fuse(method, lp_full, lp_ref, trust, cfg, doc_tokens=None, words=None, trusted=None):
+    """A method's fuse rule on one step's inputs."""
+    return method.fuse(StepInputs(lp_full, lp_ref, trust, cfg, doc_tokens=doc_tokens, words=words, trusted=trusted))
 
 
 def random_logp(rows: int, vocab: int, seed: int, scale: float = 3.0) -> torch.Tensor:
@@ -127,7 +133,7 @@ def test_full_stream_ends_takes_the_full_step_only_where_its_top_token_ends_the_
 
 
 def test_a_copied_word_needs_no_question_support_and_is_not_cut():
-    """grounded_pmi_words: a token finishing a word the answer copies passes the question gate (both
+    """grounded_contrast: a token finishing a word the answer copies passes the question gate (both
     streams read the word's first pieces, so PMI(y; x | D) is ~0 there); elsewhere it is
     grounded_pmi_anchored. A row whose fused step finishes a copied word is not ended by the full stream's
     wish to stop."""
@@ -137,15 +143,15 @@ def test_a_copied_word_needs_no_question_support_and_is_not_cut():
     refs = torch.stack([lp_ret, lp_q], dim=1)
     cfg = DecodingConfig(pmi_alpha=4.0, pmi_gate=1.0, plausibility=0.0)
     in_docs = torch.ones(1, 4, dtype=torch.bool)
-    spans, anchored = get_method("grounded_pmi_words"), get_method("grounded_pmi_anchored")
+    spans, anchored = get_method("grounded_contrast"), get_method("grounded_pmi_anchored")
     none = torch.zeros(1, 4, dtype=torch.bool)
-    blocked = spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs, words=none)
-    assert torch.allclose(blocked.log_q, anchored.fuse(lp_full, refs, torch.ones(1), cfg, in_docs).log_q)
+    blocked = fuse(spans, lp_full, refs, torch.ones(1), cfg, in_docs, words=none)
+    assert torch.allclose(blocked.log_q, fuse(anchored, lp_full, refs, torch.ones(1), cfg, in_docs).log_q)
     assert blocked.log_q.argmax() == 0
-    passed = spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs, words=torch.tensor([[False, True, False, False]]))
+    passed = fuse(spans, lp_full, refs, torch.ones(1), cfg, in_docs, words=torch.tensor([[False, True, False, False]]))
     assert passed.log_q.argmax() == 1, "the span's continuation gets the evidence boost"
     with pytest.raises(ValueError, match="copied-word continuations"):
-        spans.fuse(lp_full, refs, torch.ones(1), cfg, in_docs)
+        fuse(spans, lp_full, refs, torch.ones(1), cfg, in_docs)
     ends = torch.tensor([True, False, False, False])
     assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([True])), passed.log_q)
     assert torch.equal(full_stream_ends(passed.log_q, lp_full, ends, torch.tensor([False])), lp_full)
@@ -160,17 +166,17 @@ def test_a_trusted_row_is_anchored_cad_and_its_neighbours_are_untouched():
     in_docs = torch.tensor([[True, False, True, False, True, False, False, True]] * 2)
     none = torch.zeros(2, 8, dtype=torch.bool)
     cfg = DecodingConfig(trusted_beta=1.5, pmi_gate=1.0)
-    words = get_method("grounded_pmi_words")
-    guarded = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none)
-    mixed = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=torch.tensor([True, False]))
+    words = get_method("grounded_contrast")
+    guarded = fuse(words, lp_full, refs, torch.ones(2), cfg, in_docs, words=none)
+    mixed = fuse(words, lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=torch.tensor([True, False]))
     assert torch.equal(mixed.log_q[1], guarded.log_q[1]) and mixed.rho[1] == guarded.rho[1]
     boost = 1.5 * (lp_full[0] - lp_q[0])
     expected = torch.log_softmax(lp_full[0] + torch.where(in_docs[0] | (boost < 0), boost, torch.zeros_like(boost)), -1)
     assert torch.allclose(mixed.log_q[0], expected, atol=1e-6)
     assert not torch.allclose(mixed.log_q[0], guarded.log_q[0], atol=1e-3), "the trusted rule must differ here"
     assert float(mixed.rho[0]) == 1.5 and float(mixed.eta[0]) == 0.0
-    untrusted = words.fuse(lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=None)
+    untrusted = fuse(words, lp_full, refs, torch.ones(2), cfg, in_docs, words=none, trusted=None)
     assert torch.equal(untrusted.log_q, guarded.log_q)
     gated = get_method("grounded_pmi_gated")  # not anchored: the boost reaches every token
-    plain = gated.fuse(lp_full, refs, torch.ones(2), cfg, trusted=torch.tensor([True, True])).log_q
+    plain = fuse(gated, lp_full, refs, torch.ones(2), cfg, trusted=torch.tensor([True, True])).log_q
     assert torch.allclose(plain, torch.log_softmax(lp_full + 1.5 * (lp_full - lp_q), -1), atol=1e-6)

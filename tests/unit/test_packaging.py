@@ -76,3 +76,17 @@ def test_integrations_declare_what_they_import(integration):
     undeclared = [m for m in third_party - own
                   if not any(mod.split(".")[0] == m for mods in provides.values() for mod in mods)]
     assert not undeclared, f"{integration} imports {undeclared} without declaring it"
+
+
+def test_ask_help_offers_the_menu_only_with_every_default_shown():
+    out = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "ask", "--help"], capture_output=True, text=True,
+                         check=True, env={"COLUMNS": "200", "PATH": ""}).stdout
+    assert "--method {grounded_contrast,grounded,standard,cad,adacad,coiecd,cocoa,dola,knnlm}" in out
+    assert "(default: grounded_contrast)" in out and "(default: 0.35)" in out and "(default: 64)" in out
+    assert "pmi_words_cut" not in out and "grounded_pmi" not in out
+
+
+def test_the_readme_is_a_short_guide():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode()) <= 12_000
+    assert "runs/" not in readme and "2026-" not in readme, "results and history belong in docs/ and CHANGELOG.md"

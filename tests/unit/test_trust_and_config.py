@@ -1,7 +1,6 @@
 import math
 
 import pytest
-from grounded_rag.errors import InputError
 
 from grounded_rag import (
     DecodingConfig,
@@ -10,7 +9,9 @@ from grounded_rag import (
     normalize_scores,
     retrieval_trust,
 )
-from grounded_rag.methods import METHODS, get_method
+from grounded_rag.errors import InputError
+from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.methods import ABLATIONS, METHODS, get_method
 from grounded_rag.trust import aggregate_score
 
 
@@ -87,10 +88,12 @@ def test_config_accepts_infinite_rho_and_forbids_typos():
         DecodingConfig(rho_mx=1.0)
 
 
-def test_method_registry_lists_paper_methods_and_ablations():
-    for name in ["grounded", "static", "conflict_only", "trust_only", "arithmetic", "query_only_reference", "standard",
-                 "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]:
-        assert name in METHODS
+def test_the_menu_holds_the_default_the_paper_standard_and_the_baselines_and_the_ablations_are_apart():
+    assert list(METHODS) == ["grounded_contrast", "grounded", "standard", "cad", "adacad", "coiecd", "cocoa", "dola",
+                             "knnlm"]
+    assert set(ABLATIONS) >= {"static", "conflict_only", "trust_only", "arithmetic", "query_only_reference",
+                              "grounded_pmi", "grounded_pmi_gated", "grounded_pmi_anchored", "pmi_words_cut"}
+    assert not set(ABLATIONS) & set(METHODS)
     assert get_method("standard").streams == 1
     assert get_method("query_only_reference").reference == "query"
     with pytest.raises(ValueError, match="unknown method"):
@@ -104,4 +107,35 @@ def test_config_names_eval_grids_and_the_methods_table_list_the_same_methods():
     from grounded_rag.config import MethodName
     from grounded_rag.evaluation.protocol import GRIDS
 
-    assert set(get_args(MethodName)) == set(METHODS) == set(GRIDS)
+    assert set(get_args(MethodName)) == set(METHODS)
+    assert set(GRIDS) == set(METHODS) | set(ABLATIONS)
+
+
+def test_the_default_is_the_contrast_method_with_every_part_and_each_ablation_turns_one_off():
+    default = get_method("grounded_contrast")
+    assert DecodingConfig().method == "grounded_contrast"
+    assert [step.name for step in default.post] == ["end_rule", "finish_words"]
+    assert default.needs == {"document_tokens", "copies", "word_breaks", "end_ids", "trusted"}
+    cut, untrusting = get_method("pmi_words_cut"), get_method("pmi_words_untrusting")
+    assert cut.fuse is default.fuse and [step.name for step in cut.post] == ["end_rule"]
+    assert untrusting.fuse is default.fuse and untrusting.needs == default.needs - {"trusted"}
+    assert get_method("pmi_anchored_fused_ends").post == () and "copies" not in get_method("grounded_pmi_anchored").needs
+
+
+def test_the_former_name_of_the_default_still_works_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="grounded_contrast"):
+        assert DecodingConfig(method="grounded_pmi_words").method == "grounded_contrast"
+    with pytest.warns(DeprecationWarning):
+        assert get_method("grounded_pmi_words") is get_method("grounded_contrast")
+
+
+def test_an_ablation_is_not_a_user_method_until_the_evaluation_package_registers_it():
+    import subprocess
+    import sys
+
+    code = ("from grounded_rag import DecodingConfig\n"
+            "try:\n    DecodingConfig(method='pmi_words_cut')\nexcept Exception as e:\n    print(e)\n"
+            "import grounded_rag.evaluation\nprint(DecodingConfig(method='pmi_words_cut').method)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "unknown method 'pmi_words_cut'" in out and "grounded-rag eval --methods" in out
+    assert out.strip().endswith("pmi_words_cut")

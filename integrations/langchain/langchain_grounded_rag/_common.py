@@ -10,21 +10,19 @@ from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.documents import Document as LCDocument
-from pydantic import ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
 from grounded_rag.attribution import source_metadata
-from grounded_rag.config import describe
-from grounded_rag.inputs import DOCUMENT_KEYS, as_document
+from grounded_rag.config import call_config
+from grounded_rag.inputs import documents_and_scores
 from grounded_rag.serving.client import GroundedClient, connect
-from grounded_rag.trust import DistanceSpace, normalize_scores
+from grounded_rag.trust import DistanceSpace
 
 SCORE_KEYS = ("relevance_score", "score")
 CALL_KEYWORDS = {"documents", "scores", "score_space"}
 # DecodingConfig fields a call may override; ``score_space`` there is the wrapper's distance space (the
 # scores are normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
 DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
-SPACES = ("l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine")
 
 
 def decoder_for(model: str | None, base_url: str | None) -> GroundedDecoder | GroundedClient:
@@ -57,16 +55,9 @@ def configured_batch(config: Any, n: int, kwargs: Mapping[str, Any]) -> dict[str
     return {**(merged[0] if merged else {}), **kwargs}
 
 
-def check_range(scores: Sequence[float], space: str) -> list[float]:
-    """Relevance on the trust scale is a cosine similarity: outside [-1, 1] the declared space is wrong."""
-    for i, s in enumerate(scores):
-        if not -1.0 - 1e-6 <= s <= 1.0 + 1e-6:
-            raise InputError(
-                f"score {i + 1} is {s:.4g} read as {space!r}, outside the cosine range [-1, 1]; declare the space "
-                f"the scores are in with score_space= (one of {', '.join(SPACES)}) or normalize them first "
-                "with grounded_rag.normalize_scores"
-            )
-    return list(scores)
+PAIRS_NEED_A_SPACE = ("(Document, score) pairs carry the vector store's raw scores, whose scale differs by store; "
+                      "declare it with score_space= ('l2' for Chroma's default collection, 'cosine', 'ip', or "
+                      "'relevance' for cosine similarities)")
 
 
 def to_documents(
@@ -74,79 +65,25 @@ def to_documents(
 ) -> tuple[list[Document], list[float] | None]:
     """LangChain Documents (score in ``metadata["relevance_score"]``), ``(Document, score)`` tuples
     from ``similarity_search_with_score``, strings, dicts or grounded_rag Documents -> ours + scores
-    on the trust scale.
+    on the trust scale (the core's :func:`~grounded_rag.inputs.documents_and_scores`).
 
     Metadata scores are read as relevance (what :class:`ScoredRetriever` writes) unless ``space``
     says otherwise; tuple scores are raw store output and need ``space``."""
-    out: list[Document] = []
-    raw: list[float | None] = []
-    tuples = False
-    for i, item in enumerate(documents or []):
-        doc, score, pair = _one_document(item, i)
-        out.append(doc)
-        raw.append(None if score is None else float(score))
-        tuples = tuples or pair
-    return out, _trust_scores(raw, scores, tuples, space)
+    return documents_and_scores(documents, scores, space, _langchain_document, PAIRS_NEED_A_SPACE)
 
 
-def _one_document(doc: Any, i: int) -> tuple[Document, Any, bool]:
-    """One accepted document shape -> ours, its score (None if it has none), whether it came as a pair."""
-    score: Any = None
-    pair = False
-    if isinstance(doc, tuple) and len(doc) == 2 and isinstance(doc[0], (LCDocument, Document, str)):
-        doc, score = doc
-        pair = True
-        if not isinstance(score, (int, float)):
-            raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
-    if isinstance(doc, LCDocument):
-        if not doc.page_content.strip():
-            raise InputError(f"document {i + 1} (id {doc.id}) has empty page_content; drop empty documents "
-                             "before decoding (e.g. filter the retriever's output)")
-        meta = dict(doc.metadata)
-        if score is None:
-            score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
-        return (Document(text=doc.page_content, title=meta.get("title") or None,
-                         id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)),
-                score, pair)
-    if isinstance(doc, Document):
-        return doc, (doc.score if score is None else score), pair
-    if isinstance(doc, str):
-        if not doc.strip():
-            raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
-        return Document(text=doc), score, pair
-    if isinstance(doc, Mapping):
-        if not str(doc.get("text") or "").strip():
-            raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-        return as_document({k: doc[k] for k in DOCUMENT_KEYS if k in doc}, i), doc.get("score"), pair
-    raise InputError(
-        f"document {i + 1} is a {type(doc).__name__}; pass LangChain Documents, (Document, score) pairs "
-        "from similarity_search_with_score, or strings"
-    )
-
-
-def _trust_scores(
-    raw: list[float | None], scores: Sequence[float] | None, tuples: bool, space: DistanceSpace | None
-) -> list[float] | None:
-    """Explicit scores win; else every document's own score, mapped onto the trust scale, or none at all."""
-    if scores is not None:
-        return [float(s) for s in scores]
-    if all(s is None for s in raw):
+def _langchain_document(doc: Any, i: int) -> tuple[Document, Any, DistanceSpace] | None:
+    """A LangChain Document -> ours, its metadata score (a relevance) or None; None for any other item."""
+    if not isinstance(doc, LCDocument):
         return None
-    if any(s is None for s in raw):
-        missing = [i + 1 for i, s in enumerate(raw) if s is None]
-        raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
-    if tuples and space is None:
-        raise InputError(
-            "(Document, score) pairs carry the vector store's raw scores, whose scale differs by store; declare it "
-            "with score_space= ('l2' for Chroma's default collection, 'cosine', 'ip', or 'relevance' for cosine "
-            "similarities)"
-        )
-    space = space or "relevance"
-    try:
-        normalized = normalize_scores([float(s) for s in raw], space)  # type: ignore[misc]
-    except ValueError as exc:
-        raise InputError(f"{exc}; check score_space=") from None
-    return check_range(normalized, space)
+    if not doc.page_content.strip():
+        raise InputError(f"document {i + 1} (id {doc.id}) has empty page_content; drop empty documents "
+                         "before decoding (e.g. filter the retriever's output)")
+    meta = dict(doc.metadata)
+    score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
+    return (Document(text=doc.page_content, title=meta.get("title") or None,
+                     id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)),
+            score, "relevance")
 
 
 def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -> str:
@@ -159,18 +96,7 @@ def fingerprint(documents: Sequence[Document], scores: Sequence[float] | None) -
 def make_config(base: DecodingConfig, stop: Sequence[str] | None, kwargs: Mapping[str, Any],
                 extra_keywords: set[str] = frozenset()) -> DecodingConfig:  # type: ignore[assignment]
     """The call's DecodingConfig: ``base`` with per-call fields; unknown keywords are refused."""
-    unknown = sorted(set(kwargs) - CALL_KEYWORDS - set(extra_keywords) - set(DecodingConfig.model_fields))
-    if unknown:
-        raise InputError(
-            f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig fields "
-            f"({', '.join(DecodingConfig.model_fields)})"
-        )
-    overrides = {k: kwargs[k] for k in DECODING_FIELDS if k in kwargs}
-    stops = list(dict.fromkeys([*base.stop, *(stop or []), *(overrides.pop("stop", None) or [])]))
-    try:
-        return DecodingConfig(**{**base.model_dump(), **overrides, "stop": stops})
-    except ValidationError as exc:
-        raise InputError(f"invalid decoding settings: {describe(exc)}") from None
+    return call_config(base, dict(kwargs), frozenset(CALL_KEYWORDS | set(extra_keywords)), list(stop or []))
 
 
 # ----------------------------------------------------------------------------- one batched decode

@@ -22,6 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError
+from grounded_rag.config import describe, with_llm_settings
 from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
 
@@ -32,7 +33,6 @@ from ._common import (
     decode,
     decoder_for,
     ls_params,
-    describe,
     make_config,
     precompute,
     reset_precomputed,
@@ -93,15 +93,7 @@ class ChatGroundedRAG(BaseChatModel):
                 **self._base_config().model_dump(mode="json")}
 
     def _base_config(self) -> DecodingConfig:
-        updates = {k: v for k, v in (("temperature", self.temperature), ("max_new_tokens", self.max_tokens)) if v is not None}
-        if self.stop:
-            updates["stop"] = list(dict.fromkeys([*self.decoding.stop, *self.stop]))
-        if not updates:
-            return self.decoding
-        try:
-            return DecodingConfig(**{**self.decoding.model_dump(), **updates})
-        except ValidationError as exc:
-            raise InputError(f"invalid decoding settings: {describe(exc)}") from None
+        return with_llm_settings(self.decoding, self.temperature, self.max_tokens, self.stop)
 
     def _config(self, stop: list[str] | None, kwargs: dict[str, Any], system: str | None = None) -> DecodingConfig:
         config = make_config(self._base_config(), stop, kwargs)
@@ -163,7 +155,8 @@ class ChatGroundedRAG(BaseChatModel):
     def _message(result: GenerationResult | str) -> AIMessage:
         if isinstance(result, str):
             return AIMessage(content=result, response_metadata={"grounded": False, "model_provider": "grounded_rag"})
-        usage = {"input_tokens": 0, "output_tokens": len(result.token_ids), "total_tokens": len(result.token_ids)}
+        usage = {"input_tokens": result.prompt_tokens, "output_tokens": len(result.token_ids),
+                 "total_tokens": result.prompt_tokens + len(result.token_ids)}
         return AIMessage(content=result.text, response_metadata={"grounded": True, "model_provider": "grounded_rag",
                                                                  **result.metadata()},
                          usage_metadata=usage)

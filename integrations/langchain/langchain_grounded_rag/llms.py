@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError
 from grounded_rag.serving.client import GroundedClient
+from grounded_rag.config import describe
 from grounded_rag.trust import DistanceSpace
 
 from ._common import (  # noqa: F401
@@ -31,7 +32,6 @@ from ._common import (  # noqa: F401
     count_tokens,
     decode,
     decoder_for,
-    describe,
     fingerprint,
     ls_params,
     make_config,

@@ -41,6 +41,14 @@ def index() -> VectorStoreIndex:
     )
 
 
+def test_the_settings_every_llama_index_llm_takes():
+    llm = GroundedRAG(temperature=0, max_tokens=12, context_window=2048)
+    assert (llm.decoding.temperature, llm.decoding.max_new_tokens) == (0, 12)
+    assert (llm.metadata.context_window, llm.metadata.num_output) == (2048, 12)
+    with pytest.raises(InputError, match="max_new_tokens"):
+        GroundedRAG(max_tokens=0)
+
+
 def test_metadata_complete_and_stream_complete(llm):
     meta = llm.metadata
     assert meta.context_window == 8192 and meta.num_output == 20 and meta.model_name == "smollm2-135m-instruct"

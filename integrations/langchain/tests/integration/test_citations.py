@@ -20,6 +20,9 @@ def test_a_chat_message_carries_the_citations_as_standard_annotations():
         assert a["type"] == "citation" and a["extras"]["document"] == c["document"]
         assert a["extras"]["source"] == CORPUS[c["document"] - 1].metadata["source"]
         assert a.get("cited_text") == (c["quote"] or None)
+    usage = msg.usage_metadata  # the prompt's tokens are counted: the question with the documents
+    assert usage["input_tokens"] > sum(len(d.page_content.split()) for d in CORPUS), usage
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
     v1 = ChatGroundedRAG(max_tokens=20, output_version="v1").invoke(QUESTION, documents=CORPUS)
     [v1_block] = v1.content
     assert v1_block["text"] == msg.content

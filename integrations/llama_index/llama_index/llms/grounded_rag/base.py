@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import warnings
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -38,11 +38,11 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
 from grounded_rag.attribution import source_metadata
-from grounded_rag.inputs import DOCUMENT_KEYS, as_document
-from grounded_rag.config import describe
+from grounded_rag.inputs import documents_and_scores
+from grounded_rag.config import call_config, describe, with_llm_settings
 from grounded_rag.errors import GroundedRAGError
 from grounded_rag.serving.client import GroundedClient, connect
-from grounded_rag.trust import DistanceSpace, normalize_scores
+from grounded_rag.trust import DistanceSpace
 
 dispatcher = get_dispatcher(__name__)
 
@@ -246,69 +246,33 @@ def _node_text(node: BaseNode, i: int) -> str:
     return text
 
 
-def check_range(scores: Sequence[float], space: str) -> list[float]:
-    """Relevance on the trust scale is a cosine similarity: outside [-1, 1] the space is wrong."""
-    for i, s in enumerate(scores):
-        if not -1.0 - 1e-6 <= s <= 1.0 + 1e-6:
-            raise InputError(
-                f"score {i + 1} is {s:.4g} after reading it as {space!r}, outside the cosine range [-1, 1]; "
-                "declare the space the retriever's scores are in (score_space='l2', 'cosine', 'ip', "
-                "'exp_l2', 'exp_cosine' or 'relevance') or normalize them with grounded_rag.normalize_scores"
-            )
-    return list(scores)
+UNDECLARED = ("these nodes carry retriever scores but their scale is unknown; declare it, e.g. "
+              "GroundedRAG(score_space='exp_l2') for LlamaIndex's ChromaVectorStore over an l2 collection, "
+              "'relevance' for cosine similarities (SimpleVectorStore)")
 
 
 def to_documents(
     items: Sequence[Any] | None, scores: Sequence[float] | None, space: ScoreSpace
 ) -> tuple[list[Document], list[float] | None]:
-    """Nodes (``NodeWithScore``, ``TextNode``, LlamaIndex ``Document``), strings, dicts or
-    grounded_rag Documents -> grounded_rag Documents and scores on the trust scale.
-
-    Node scores are read in ``space``; with ``"auto"`` a scored node is refused, because its
-    store's scale is unknown here."""
+    """Nodes (``NodeWithScore``, ``TextNode``, LlamaIndex ``Document``), strings, dicts or grounded_rag Documents ->
+    grounded_rag Documents and scores on the trust scale (the core's
+    :func:`~grounded_rag.inputs.documents_and_scores`). Node scores are read in ``space``; with ``"auto"`` a scored
+    node is refused, because its store's scale is unknown here."""
     if isinstance(items, (str, BaseNode, NodeWithScore)):
         items = [items]
-    docs: list[Document] = []
-    raw: list[float | None] = []
-    for i, item in enumerate(items or []):
-        score = None
-        if isinstance(item, NodeWithScore):
-            item, score = item.node, item.score
-        if isinstance(item, BaseNode):
-            meta = item.metadata or {}
-            title = meta.get("title") or meta.get("file_name")
-            docs.append(Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source_metadata(meta)))
-        elif isinstance(item, Document):
-            docs.append(item)
-            score = item.score
-        elif isinstance(item, str):
-            if not item.strip():
-                raise InputError(f"document {i + 1} is empty; remove empty passages before decoding")
-            docs.append(Document(text=item))
-        elif isinstance(item, Mapping):
-            if not str(item.get("text") or "").strip():
-                raise InputError(f"document {i + 1} has no text; every document needs a non-empty 'text'")
-            docs.append(as_document({k: item[k] for k in DOCUMENT_KEYS if k in item}, i))
-            score = item.get("score")
-        else:
-            raise InputError(
-                f"document {i + 1} is a {type(item).__name__}; pass NodeWithScore, TextNode, Document or str"
-            )
-        raw.append(score)
-    if scores is not None:
-        return docs, [float(s) for s in scores]
-    if all(s is None for s in raw):
-        return docs, None
-    if any(s is None for s in raw):
-        missing = [i + 1 for i, s in enumerate(raw) if s is None]
-        raise InputError(f"documents {missing} have no score while others do; give every document a score or none")
-    if space == "auto":
-        raise InputError(
-            "these nodes carry retriever scores but their scale is unknown; declare it, e.g. "
-            "GroundedRAG(score_space='exp_l2') for LlamaIndex's ChromaVectorStore over an l2 collection, "
-            "'relevance' for cosine similarities (SimpleVectorStore)"
-        )
-    return docs, check_range(normalize_scores([float(s) for s in raw], space), space)  # type: ignore[arg-type]
+    return documents_and_scores(items, scores, None if space == "auto" else space, _node_document, UNDECLARED)
+
+
+def _node_document(item: Any, i: int) -> tuple[Document, float | None, None] | None:
+    """A node (scored or not) -> ours and its score, whose scale only the store knows; None for any other item."""
+    score = None
+    if isinstance(item, NodeWithScore):
+        item, score = item.node, item.score
+    if not isinstance(item, BaseNode):
+        return None
+    meta = item.metadata or {}
+    title = meta.get("title") or meta.get("file_name")
+    return Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source_metadata(meta)), score, None
 
 
 def _template_args(prompt: BasePromptTemplate, prompt_args: dict[str, Any]) -> dict[str, Any]:
@@ -336,12 +300,18 @@ class GroundedRAG(CustomLLM):
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     score_space: ScoreSpace = Field("auto", description="scale of node scores: a DistanceSpace, or auto")
     base_url: str | None = Field(None, description="a running `grounded-rag serve` to call instead of loading the model")
+    # The settings every LlamaIndex LLM takes; they override the same fields of ``decoding``.
+    temperature: float | None = Field(None, description="sampling temperature; 0 = greedy (decoding.temperature)")
+    max_tokens: int | None = Field(None, description="new tokens per answer (decoding.max_new_tokens)")
+    context_window: int | None = Field(None, gt=0, description="tokens the prompt helper may fill; default: the model's")
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
-        except ValidationError as exc:
-            raise InputError(f"invalid GroundedRAG settings: {describe(exc)}") from None
+            self.decoding = with_llm_settings(self.decoding, self.temperature, self.max_tokens)
+        except (ValidationError, GroundedRAGError) as exc:
+            detail = describe(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise InputError(f"invalid GroundedRAG settings: {detail}") from None
 
     def model_post_init(self, __context: Any) -> None:
         super().model_post_init(__context)
@@ -359,7 +329,7 @@ class GroundedRAG(CustomLLM):
     @property
     def metadata(self) -> LLMMetadata:
         return LLMMetadata(
-            context_window=self.decoder.context_window,
+            context_window=self.context_window or self.decoder.context_window,
             num_output=self.decoding.max_new_tokens,
             model_name=self.decoder.name,
             is_chat_model=False,
@@ -368,19 +338,7 @@ class GroundedRAG(CustomLLM):
 
     # ------------------------------------------------------------------ settings
     def _config(self, kwargs: dict[str, Any]) -> DecodingConfig:
-        unknown = sorted(set(kwargs) - CALL_KEYWORDS - set(DecodingConfig.model_fields))
-        if unknown:
-            raise InputError(
-                f"unknown keyword(s) {unknown}; pass documents=, scores=, score_space= or DecodingConfig "
-                f"fields ({', '.join(DecodingConfig.model_fields)})"
-            )
-        overrides = {k: kwargs[k] for k in DECODING_FIELDS if k in kwargs}
-        if not overrides:
-            return self.decoding
-        try:
-            return DecodingConfig(**{**self.decoding.model_dump(), **overrides})
-        except ValidationError as exc:
-            raise InputError(f"invalid decoding settings: {describe(exc)}") from None
+        return call_config(self.decoding, kwargs, frozenset(CALL_KEYWORDS))
 
     def _inputs(self, kwargs: dict[str, Any]) -> tuple[list[Document], list[float] | None, DecodingConfig]:
         config = self._config(kwargs)

@@ -1,0 +1,60 @@
+"""Research ablations: each is a menu method with one part off, so that an evaluation can tell what each part does.
+
+They are not on the user's menu (``grounded_rag.methods.METHODS``): importing this package registers them, and
+``grounded-rag eval --methods`` runs them beside the menu's methods with the same protocol. ``docs/methods.md`` says
+what each leaves out; ``docs/method-note.md`` why each part exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import schedule
+from ..methods import (
+    BOTH,
+    CONTRAST,
+    END_RULE,
+    QUERY,
+    RET,
+    Method,
+    PmiRule,
+    arithmetic_rule,
+    barycenter,
+    register_ablation,
+)
+
+# The default (grounded_contrast), one part off each; the names are those the results were published under.
+WHOLE_WORDS_OFF = replace(CONTRAST, name="grounded_pmi_anchored", fuse=PmiRule(gated=True, anchored=True),
+                          post=(END_RULE,), reads=frozenset({"document_tokens", "trusted"}),
+                          description="the default without whole words: its question gate judges each token alone, "
+                          "and the answer may stop inside a word it copies (the default before whole words)")
+ABLATIONS: tuple[Method, ...] = (
+    replace(CONTRAST, name="pmi_words_cut", post=(END_RULE,),
+            description="the default, except that the answer may end or break off inside a word it copies"),
+    replace(CONTRAST, name="pmi_words_untrusting", reads=CONTRAST.reads - {"trusted"},
+            description="the default reading every document as retrieved text (Document.trusted ignored)"),
+    WHOLE_WORDS_OFF,
+    replace(WHOLE_WORDS_OFF, name="pmi_anchored_fused_ends", post=(),
+            description="grounded_pmi_anchored whose fused step also decides where the answer ends"),
+    replace(WHOLE_WORDS_OFF, name="grounded_pmi_gated", fuse=PmiRule(gated=True), post=(),
+            reads=frozenset({"trusted"}),
+            description="grounded_pmi_anchored whose documents may raise any token, not only their own"),
+    Method("pmi_anchored_ungated", BOTH, "grounded_pmi_anchored without the question gate", PmiRule(anchored=True),
+           reads=frozenset({"document_tokens"})),
+    Method("grounded_pmi", BOTH, "the two contrasts alone: no question gate, no anchor, no end rule, no trust",
+           PmiRule()),
+    Method("pmi_static", BOTH, "grounded_pmi with constant weights (no JS gating)", PmiRule(adaptive=False)),
+    Method("pmi_evidence_only", BOTH, "grounded_pmi without the question term (b_t = 0)", PmiRule(question=False)),
+    Method("pmi_question_only", BOTH, "grounded_pmi without the evidence term (a_t = 0)", PmiRule(evidence=False)),
+    Method("pmi_no_head", BOTH, "grounded_pmi without the plausibility head", PmiRule(head=False)),
+    # The paper's method, one part off each.
+    Method("static", RET, "the paper's method with a constant rho", barycenter(schedule.static)),
+    Method("conflict_only", RET, "the paper's method with r(x, D) = 1", barycenter(schedule.conflict_only)),
+    Method("trust_only", RET, "the paper's method with c_t = 1", barycenter(schedule.trust_only)),
+    Method("arithmetic", RET, "the paper's method mixing probabilities: (1-a) p_full + a p_ret", arithmetic_rule),
+    Method("query_only_reference", QUERY, "the paper's method with the question-only stream as reference",
+           barycenter(schedule.adaptive)),
+)
+
+for _method in ABLATIONS:
+    register_ablation(_method)
