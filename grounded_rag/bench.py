@@ -24,9 +24,11 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -190,6 +192,50 @@ def memory_in_subprocess(model: str | None, method: str, new_tokens: int, questi
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+_IN_PROCESS = """
+import json, sys, time
+from grounded_rag import GroundedDecoder
+from grounded_rag.retrieval import ChromaStore
+model, store_dir, question = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+decoder = GroundedDecoder.from_pretrained(model)
+store = ChromaStore.open(store_dir)
+t1 = time.perf_counter()
+times = []
+for _ in range(2):
+    start = time.perf_counter()
+    hits = store.search(question, k=3)
+    decoder.generate(question, [h.document for h in hits])
+    times.append(time.perf_counter() - start)
+print(json.dumps({"load_s": t1 - t0, "first_s": times[0], "warm_s": times[1]}))
+"""
+
+
+def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], question: str = QUESTION) -> dict[str, float]:
+    """Seconds from typing ``grounded-rag ask --store`` to its answer (a whole process), next to what the same answer
+    costs inside a process: loading the model and store, then one search and ``generate`` (the first call, and a
+    second, warm one). Each in a fresh process, after an ingest of the benchmark passages."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i, d in enumerate(docs):
+            path = Path(tmp) / f"doc{i}.md"
+            path.write_text(d["text"], encoding="utf-8")
+            files.append(str(path))
+        store = str(Path(tmp) / "store")
+        cli = [sys.executable, "-m", "grounded_rag.cli"]
+        subprocess.run([*cli, "ingest", *files, "--store", store], capture_output=True, check=True)
+        ask = [*cli, "ask", question, "--store", store, "--no-sources"] + (["--model", model] if model else [])
+        start = time.perf_counter()
+        subprocess.run(ask, capture_output=True, check=True)
+        process_s = time.perf_counter() - start
+        out = subprocess.run([sys.executable, "-c", _IN_PROCESS, json.dumps([model, store, question])],
+                             capture_output=True, text=True, check=True)
+    inside = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"ask_process_s": round(process_s, 2), "model_load_s": round(inside["load_s"], 2),
+            "generate_first_s": round(inside["first_s"], 2), "generate_warm_s": round(inside["warm_s"], 2),
+            "ask_over_load_plus_generate": round(process_s / (inside["load_s"] + inside["warm_s"]), 2)}
+
+
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:
     decoder = GroundedDecoder.from_pretrained(model)
     docs = bench_documents()
@@ -207,6 +253,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     attribution = _attribution_figures(decoder, docs, new_tokens, max(2, repeats // 2))
     mem_std = memory_in_subprocess(model, "standard", new_tokens)
     mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
+    first_answer = first_answer_figures(model, docs)
     return {
         "model": decoder.name,
         "device": str(decoder.model.device),
@@ -225,6 +272,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "relevance_filter_ms": round(relevance_ms, 1),
         "relevance_filter_over_standard_prefill": round(relevance_ms / med["standard"][0], 2),
         **attribution,
+        **first_answer,
         "memory_ratio": round(mem_gd["peak_mb"] / mem_std["peak_mb"], 3),
         "generation_memory_ratio": round(mem_gd["extra_mb"] / max(mem_std["extra_mb"], 1e-9), 2),
         "batch8_speedup": round(batch_tps / single_tps, 2),

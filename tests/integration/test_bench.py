@@ -3,7 +3,7 @@ asserted (the machine is shared and noisy); the report's shape is. The whole ben
 
 from __future__ import annotations
 
-from grounded_rag.bench import _attribution_figures, bench_documents
+from grounded_rag.bench import _attribution_figures, bench_documents, first_answer_figures
 
 
 def test_bench_reports_attribution_as_a_ratio_to_answering(decoder):
@@ -13,3 +13,12 @@ def test_bench_reports_attribution_as_a_ratio_to_answering(decoder):
         assert isinstance(report[key], float) and report[key] == report[key], key  # a number, not NaN
     assert abs(report["attribution_ms"] - report["attribution_over_answer"] * report["answer_ms"]) <= \
         0.001 * report["answer_ms"] + 0.1
+
+
+def test_bench_times_a_whole_ask_process_next_to_the_same_answer_in_process():
+    report = first_answer_figures(None, bench_documents()[:2])
+    assert set(report) == {"ask_process_s", "model_load_s", "generate_first_s", "generate_warm_s",
+                           "ask_over_load_plus_generate"}
+    assert all(v > 0 for v in report.values()), report
+    ratio = report["ask_process_s"] / (report["model_load_s"] + report["generate_warm_s"])
+    assert abs(report["ask_over_load_plus_generate"] - ratio) < 0.05 * ratio + 0.02, report  # from unrounded times
