@@ -203,7 +203,7 @@ def test_run_on_after_the_answer_does_not_reach_the_planted_instruction(decoder)
     "settings,fragment",
     [
         ({"max_new_tokens": 0}, "max_new_tokens=0"),
-        ({"method": "bogus"}, "method='bogus'.*'grounded'"),
+        ({"method": "bogus"}, "method='bogus'.*choose one of grounded_contrast, grounded, standard"),
         ({"rho_max": -1}, "rho_max=-1.*>= 0"),
         ({"temperature": float("inf")}, "temperature=inf.*finite"),
         ({"b": float("nan")}, "b=nan.*finite"),
