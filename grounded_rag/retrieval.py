@@ -51,6 +51,33 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
     return sentence_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
 
 
+@lru_cache(maxsize=1)
+def _query_encoder():
+    """The packaged MiniLM's tokenizer and BERT weights through transformers alone (sentence-transformers, 1.5 s to
+    import, is needed only to write a store), and its maximum sequence length."""
+    import json
+
+    from transformers import AutoModel, AutoTokenizer
+
+    path = Path(packaged_embedding_path())
+    limit = json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]
+    return AutoTokenizer.from_pretrained(str(path)), AutoModel.from_pretrained(str(path)).eval(), limit
+
+
+def embed_queries(texts: Sequence[str]) -> list[list[float]]:
+    """The packaged model's sentence embeddings as sentence-transformers computes them (its modules: the BERT
+    states, their mean over the real tokens, unit length), for searching a store without importing it."""
+    import torch
+
+    tokenizer, model, limit = _query_encoder()
+    batch = tokenizer(list(texts), padding=True, truncation=True, max_length=limit, return_tensors="pt")
+    with torch.inference_mode():
+        states = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).to(states.dtype)
+    pooled = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1).tolist()
+
+
 def chroma_embedding_function():
     """A Chroma embedding function over the packaged weights (never Chroma's downloading default)."""
     from chromadb.utils.embedding_functions import SentenceTransformerEmbeddingFunction
@@ -128,6 +155,13 @@ class ChromaStore:
             if not create and not (folder / "chroma.sqlite3").exists():
                 raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
             client = chromadb.PersistentClient(path=str(folder))
+        if path is not None and not create:  # searching only: queries are embedded by embed_queries
+            from chromadb.errors import NotFoundError
+
+            try:
+                return cls(client, client.get_collection(COLLECTION, embedding_function=None))
+            except NotFoundError:  # an empty store: made below, as before
+                pass
         collection = client.get_or_create_collection(
             COLLECTION, embedding_function=chroma_embedding_function(), metadata={"hnsw:space": "cosine"}
         )
@@ -179,7 +213,7 @@ class ChromaStore:
             raise InputError("the search query is empty; pass the user's question")
         if self.collection.count() == 0:
             return []
-        res = self.collection.query(query_texts=[query], n_results=min(k, self.collection.count()))
+        res = self.collection.query(query_embeddings=embed_queries([query]), n_results=min(k, self.collection.count()))
         scores = normalize_scores(res["distances"][0], "cosine")
         hits = []
         for doc_id, text, meta, score in zip(res["ids"][0], res["documents"][0], res["metadatas"][0], scores):

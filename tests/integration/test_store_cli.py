@@ -53,3 +53,24 @@ def test_chunking_packs_paragraphs_and_splits_long_ones():
     assert all(len(c) <= 120 for c in chunks)
     with pytest.raises(InputError):
         chunk_text(text, chunk_chars=10)
+
+
+def test_a_search_embeds_the_query_as_the_ingest_embedded_the_passages(tmp_path):
+    """Searching a store embeds the query through transformers alone (no sentence-transformers import in `ask`):
+    the same vectors as sentence-transformers, so the same hits and scores as a search through Chroma's own
+    embedding function."""
+    from grounded_rag.retrieval import embed, embed_queries
+
+    queries = ["Where is the Eiffel Tower now?", "", "a " * 400]  # empty, and past the model's 256 tokens
+    for ours, theirs in zip(embed_queries(queries), embed(queries)):
+        assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-5
+    store = tmp_path / "store"
+    files = sorted(str(p) for p in COOKBOOK_DATA.glob("*.md"))
+    assert main(["ingest", *files, "--store", str(store), "--chunk-chars", "300"]) == 0
+    searching = ChromaStore.open(store)
+    assert searching.collection._embedding_function is None, "a search does not build sentence-transformers"
+    question = "Where is the Colosseum?"
+    hits = searching.search(question, k=3)
+    reference = ChromaStore.open(store, create=True).collection.query(query_texts=[question], n_results=3)
+    assert [h.document.id for h in hits] == reference["ids"][0]
+    assert [h.score for h in hits] == pytest.approx([1 - d for d in reference["distances"][0]], abs=1e-5)
