@@ -283,6 +283,14 @@ def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retr
     return grids
 
 
+def _protocol(run: EvalRun) -> dict[str, Any]:
+    """What every method of the run was asked under, for the report."""
+    return {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX, "stop": "\n",
+            "max_new_tokens": run.max_new_tokens, "validation_rows": run.validation_limit,
+            "distractors": run.distractors, "seed": run.seed, "inject": run.inject, "trusted": run.trusted,
+            "unanswerable": run.unanswerable, "support_threshold": run.threshold}
+
+
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
@@ -316,12 +324,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
     report: dict[str, Any] = {"model": run.decoder.name, "split": split,
-                              "grids": {m: g for m, (_, g) in grids.items()},
-                              "protocol": {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX,
-                                           "stop": "\n", "max_new_tokens": max_new_tokens,
-                                           "validation_rows": validation_limit, "distractors": distractors,
-                                           "seed": seed, "inject": inject, "trusted": trusted,
-                                           "unanswerable": unanswerable, "support_threshold": support_threshold},
+                              "grids": {m: g for m, (_, g) in grids.items()}, "protocol": _protocol(run),
                               "datasets": {}}
     for path in data:
         dataset, examples, test, validation = _rows(run, path, methods)
