@@ -10,8 +10,9 @@ from .errors import ConfigError, InputError
 
 # The method menu (grounded_rag.methods.METHODS); research ablations are registered by grounded_rag.evaluation.
 MethodName = Literal["grounded_contrast", "grounded", "standard", "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]
+DEFAULT_METHOD = "grounded_contrast"
 # Former names of menu methods, kept working for one release with a DeprecationWarning.
-DEPRECATED_METHODS: dict[str, str] = {"grounded_pmi_words": "grounded_contrast"}
+DEPRECATED_METHODS: dict[str, str] = {"grounded_pmi_words": DEFAULT_METHOD}
 TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
@@ -32,7 +33,7 @@ class DecodingConfig(BaseModel):
 
     # The default goes beyond the paper's "grounded" (docs/methods.md); a menu name, a deprecated one, or (once
     # grounded_rag.evaluation is imported) a research ablation's.
-    method: str = Field("grounded_contrast", description="the decoding method: one of grounded_rag.METHODS")
+    method: str = Field(DEFAULT_METHOD, description="the decoding method: one of grounded_rag.METHODS")
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True,
                            description="the paper's method (grounded): the largest weight of its second stream; >= 0")
     tau_r: float = Field(1.0, gt=0, description="softmax temperature over retriever scores; > 0")
@@ -190,11 +191,8 @@ def with_llm_settings(base: DecodingConfig, temperature: float | None = None, ma
                       stop: list[str] | None = None) -> DecodingConfig:
     """``base`` with the settings every framework's LLM takes (``temperature``, ``max_tokens``, ``stop``), where
     given: the one place the LangChain and LlamaIndex wrappers apply their constructor arguments."""
-    updates: dict[str, Any] = {k: v for k, v in (("temperature", temperature), ("max_new_tokens", max_tokens))
-                               if v is not None}
-    if stop:
-        updates["stop"] = list(dict.fromkeys([*base.stop, *stop]))
-    return base.override(**updates) if updates else base
+    given = {k: v for k, v in (("temperature", temperature), ("max_new_tokens", max_tokens)) if v is not None}
+    return call_config(base, given, stop=stop)
 
 
 def call_config(base: DecodingConfig, kwargs: dict[str, Any], reserved: frozenset[str] = frozenset(),

@@ -27,7 +27,7 @@ from .attribution import (
 from .config import DecodingConfig
 from .engine import RowInputs, Step, decode
 from .errors import InputError
-from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context
+from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, with_scores
 from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
@@ -106,8 +106,7 @@ class GroundedDecoder:
     ) -> Request:
         docs = checked_request(question, documents)
         scores = check_scores(docs, scores, config.score_space)
-        if scores is not None:  # results carry each document's score, however it was passed
-            docs = [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
+        docs = with_scores(docs, scores)
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
         keep, likelihoods = self._relevant(question, docs, config)
         irrelevant = [d for i, d in enumerate(docs) if i not in keep]

@@ -109,6 +109,12 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     return docs, [_on_trust_scale(i, value, scale, undeclared) for i, (value, scale) in enumerate(raw)]  # type: ignore[misc]
 
 
+def with_scores(docs: list[Document], scores: Sequence[float] | None) -> list[Document]:
+    """``docs``, each carrying its score (results and requests say every document's score, however it was
+    passed); unchanged without scores."""
+    return docs if scores is None else [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
+
+
 def _one_document(item: Any, i: int, convert: Converter | None) -> tuple[Document, Any, DistanceSpace | None]:
     """One item -> (Document, its raw score or None, the scale of that score if known)."""
     if isinstance(item, tuple) and len(item) == 2:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import torch
 
 from . import schedule
-from .config import DEPRECATED_METHODS
+from .config import DEFAULT_METHOD, DEPRECATED_METHODS
 from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
 from .prompts import Reference
 from .spans import DocumentSpans, finish_words, restrict
@@ -460,7 +460,6 @@ def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Te
     return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
 
 
-DEFAULT_METHOD = "grounded_contrast"
 # The default: the question-aware contrasts, anchored to the documents' own words, judging whole words, with the end
 # rule and caller-declared trust. Its research ablations (evaluation.ablations) are it with one part off.
 CONTRAST = Method(
@@ -489,14 +488,13 @@ METHODS: dict[str, Method] = {
         Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
     )
 }
-DEPRECATED = DEPRECATED_METHODS
 # Research variants, registered by grounded_rag.evaluation.ablations (never on the menu).
 ABLATIONS: dict[str, Method] = {}
 
 
 def register_ablation(method: Method) -> Method:
     """Add a research variant that ``grounded-rag eval --methods`` can run; the menu is unchanged."""
-    if method.name in METHODS or method.name in DEPRECATED:
+    if method.name in METHODS or method.name in DEPRECATED_METHODS:
         raise ValueError(f"{method.name!r} is on the method menu; an ablation needs a name of its own")
     ABLATIONS[method.name] = method
     return method
@@ -505,8 +503,8 @@ def register_ablation(method: Method) -> Method:
 def canonical_name(name: str) -> str:
     """``name`` as the registry knows it: a deprecated name becomes its successor (with a warning); an unknown one
     is refused with the menu."""
-    if name in DEPRECATED:
-        new = DEPRECATED[name]
+    if name in DEPRECATED_METHODS:
+        new = DEPRECATED_METHODS[name]
         warnings.warn(f"method {name!r} is now called {new!r}; the old name will be removed in the next release",
                       DeprecationWarning, stacklevel=3)
         return new

@@ -60,8 +60,8 @@ def choice_loglik(decoder: GroundedDecoder, ex: Example, method_name: str, param
         forced = encode_text(decoder.tokenizer, opening + choice)
         k = next((i for i, (a, b) in enumerate(zip(lead, forced)) if a != b), min(len(lead), len(forced)))
         prompts = [ids + forced[:k] for ids in req.token_ids]
-        fresh = replace(inputs, copies=[c.fresh() for c in inputs.copies] if inputs.copies else None)  # scoring
-        # advances the copy state: each choice from the start
+        # each choice from the start: scoring advances the copy states
+        fresh = replace(inputs, copies=[c.fresh() for c in inputs.copies] if inputs.copies else None)
         out.append(score_continuation(decoder.model, method, prompts, fresh, cfg, decoder.pad_id, forced[k:],
                                       decoder.eos_ids))
     return out

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import DecodingConfig
+from ..config import DEPRECATED_METHODS, DecodingConfig
 from ..errors import InputError
-from ..methods import DEPRECATED as DEPRECATED_NAMES
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
 # asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
@@ -74,7 +73,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
     name, *options = spec.split("+")
-    name = DEPRECATED_NAMES.get(name, name)  # results published under the default's former name rerun as it
+    name = DEPRECATED_METHODS.get(name, name)  # results published under the default's former name rerun as it
     unknown = [o for o in options if "+" + o not in OPTIONS]
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "

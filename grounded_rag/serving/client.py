@@ -19,7 +19,7 @@ import httpx
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
-from ..inputs import documents_and_scores
+from ..inputs import documents_and_scores, with_scores
 from ..types import Citation, Document, GenerationResult, Prompts, TraceStep
 
 
@@ -29,8 +29,7 @@ class ServerError(GroundedRAGError, RuntimeError):
 
 def _documents(documents: Sequence[Any], scores: Sequence[float] | None) -> list[Document]:
     """The documents as the core reads them (its one normaliser), each carrying its score on the trust scale."""
-    docs, trust_scores = documents_and_scores(documents, scores, "relevance")
-    return docs if trust_scores is None else [d.model_copy(update={"score": s}) for d, s in zip(docs, trust_scores)]
+    return with_scores(*documents_and_scores(documents, scores, "relevance"))
 
 
 def _with(config: DecodingConfig | None, overrides: Mapping[str, Any]) -> DecodingConfig:

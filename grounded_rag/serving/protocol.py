@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 
 from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
-from ..inputs import documents_and_scores
+from ..inputs import documents_and_scores, with_scores
 from ..trust import DistanceSpace
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
@@ -196,8 +196,7 @@ def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> l
             raise InputError(f"documents[{i}] has empty text; drop empty passages before sending")
     items = [d if isinstance(d, str) else {**d.model_dump(exclude_none=True), **({"id": str(d.id)} if d.id is not None
                                                                                   else {})} for d in req.documents]
-    docs, scores = documents_and_scores(items, None, req.score_space)  # type: ignore[arg-type]
-    return docs if scores is None else [d.model_copy(update={"score": s}) for d, s in zip(docs, scores)]
+    return with_scores(*documents_and_scores(items, None, req.score_space))  # type: ignore[arg-type]
 
 
 def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_tokens_limit: int) -> DecodingConfig:

@@ -20,8 +20,8 @@ from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError
-from grounded_rag.serving.client import GroundedClient
 from grounded_rag.config import describe
+from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
 
 from ._common import (  # noqa: F401

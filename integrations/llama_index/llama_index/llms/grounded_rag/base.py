@@ -38,19 +38,18 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
 from grounded_rag.attribution import source_metadata
-from grounded_rag.inputs import documents_and_scores
 from grounded_rag.config import call_config, describe, with_llm_settings
 from grounded_rag.errors import GroundedRAGError
+from grounded_rag.inputs import documents_and_scores
 from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace
 
 dispatcher = get_dispatcher(__name__)
 
 ScoreSpace = DistanceSpace | Literal["auto"]
+# A call's own keywords (the rest are DecodingConfig fields); ``score_space`` here is the node scores' distance space
+# (they are normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
 CALL_KEYWORDS = {"documents", "scores", "score_space", "formatted"}
-# DecodingConfig fields a call may override; ``score_space`` there is the node scores' distance space (they are
-# normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
-DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
 
 
 class PipelineError(GroundedRAGError, RuntimeError):
