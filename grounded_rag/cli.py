@@ -113,9 +113,16 @@ def cmd_ask(ns: argparse.Namespace) -> int:
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
-    from .bench import run_benchmark
+    if ns.shape:
+        from .shape_bench import shape_benchmark
 
-    report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats)
+        modes = tuple(None if m == "dynamic" else m for m in ns.graphs.split(","))
+        batches = tuple(int(b) for b in ns.batches.split(","))
+        report = shape_benchmark(ns.shape, ns.new_tokens, ns.repeats, batches, modes, tokenizer=ns.model)
+    else:
+        from .bench import run_benchmark
+
+        report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats)
     if ns.json:
         print(json.dumps(report, indent=2))
     else:
@@ -187,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--new-tokens", type=int, default=32)
     bench.add_argument("--repeats", type=int, default=5)
     bench.add_argument("--json", action="store_true")
+    bench.add_argument("--shape", default=None,
+                       help="time a named architecture (llama3-8b, smollm2-135m, gemma3-270m) on random weights (the packaged tokenizer; --model's if given)")
+    bench.add_argument("--graphs", default="dynamic", help="with --shape: decode modes to time, comma-separated "
+                       "(dynamic: the eager engine; eager: the static-cache step; capture: it in a CUDA graph)")
+    bench.add_argument("--batches", default="1,8,32", help="with --shape: batch sizes for the default's tokens/s")
     bench.set_defaults(func=cmd_bench)
 
     prep = sub.add_parser("prepare", help="convert a model into the cache, or verify (and repair) the cached copy")

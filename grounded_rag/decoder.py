@@ -358,9 +358,10 @@ class GroundedDecoder:
         Each request is a mapping with ``question``, ``documents`` and optional ``scores``. Three engine
         switches exist for checks and benchmarks: ``use_cache=False`` recomputes every step without a
         KV cache; ``share_prefix=False`` prefills the two prompts separately; ``ragged`` forces the
-        unpadded per-prompt prefill on (the CPU default) or off (the padded batch, the GPU default).
+        unpadded per-prompt prefill on (the CPU default) or off (the padded batch, the GPU default); ``graphs``
+        decodes over a static cache (:mod:`grounded_rag.graphs`).
         """
-        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix", "ragged") if k in overrides}
+        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix", "ragged", "graphs") if k in overrides}
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
         if not requests:

@@ -17,6 +17,7 @@ from transformers import PreTrainedModel
 
 from .config import DecodingConfig
 from .fusion import log_probs
+from .graphs import GraphMode, StaticStep
 from .methods import EXTRACTIVE, Method, StepFusion, StepInputs, knn_log_probs
 from .prefill import DecodeState, forward, prefill
 from .sampling import build_warpers, make_generators, sample
@@ -222,14 +223,20 @@ def decode(
     ragged: bool | None = None,
     finished: Callable[[], Sequence[bool]] | None = None,
     end_ids: Collection[int] | None = None,
+    graphs: GraphMode | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch (``prompts``: every stream's prompt, question-major): one :class:`Step` per position.
 
     The caller decides when each question is finished and stops iterating when all are. With ``finished`` (called
     after each step: one flag per question of the batch) finished questions leave the batch, so one long answer
     does not keep the whole batch's rows decoding; each :class:`Step` says which questions its rows are. ``end_ids``
-    are the tokens that end an answer (EOS, end of turn), for a method with the end rule."""
+    are the tokens that end an answer (EOS, end of turn), for a method with the end rule. ``graphs`` decodes over a
+    static KV cache (:mod:`grounded_rag.graphs`; ``"capture"``: a CUDA graph), where finished questions'
+    rows keep decoding unread."""
     streams = method.streams
+    if graphs is not None and method.signal != "none":
+        raise ValueError(f"{method.name} reads hidden states through hooks, which a graph would not replay; "
+                         "decode it without graphs")
     warpers = build_warpers(config)
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
@@ -238,6 +245,7 @@ def decode(
         vocab = logits.shape[-1]
         rows = Rows.start(method, inputs, config, vocab, logits.device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, logits.device)
+        step = _step_function(model, state, streams, pad_id, config.max_new_tokens, graphs)
         for t in range(config.max_new_tokens):
             lp_full, lp_ref, fused = fuse_step(method, logits, taps, rows, config, t > 0, ends, pieces)
             tokens = sample(fused.log_q, warpers, rows.generators)  # matched truncation, then y_t
@@ -252,11 +260,48 @@ def decode(
             if not keep:
                 break
             if len(keep) < len(rows.questions):
-                keep_questions(state, keep, streams)
+                step.keep(keep)
                 rows.select(keep)
                 tokens = tokens[keep]
             taps.claim()
-            logits = decode_one_token(model, state, tokens.repeat_interleave(streams))  # y_t to every stream
+            logits = step(tokens.repeat_interleave(streams))  # y_t to every stream
+
+
+class _EagerSteps:
+    """Decode steps over the growing cache; finished questions' rows leave the batch."""
+
+    def __init__(self, model: PreTrainedModel, state: DecodeState, streams: int) -> None:
+        self.model, self.state, self.streams = model, state, streams
+
+    def keep(self, keep: Sequence[int]) -> None:
+        keep_questions(self.state, keep, self.streams)
+
+    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+        return decode_one_token(self.model, self.state, tokens)
+
+
+class _StaticSteps:
+    """Decode steps over a static cache (:class:`~grounded_rag.graphs.StaticStep`): the batch keeps its rows, the
+    finished ones fed padding and left unread."""
+
+    def __init__(self, static: StaticStep, rows: int, streams: int, pad_id: int) -> None:
+        self.static, self.streams, self.pad_id = static, streams, pad_id
+        self.live = torch.arange(rows, device=static.tokens.device)
+
+    def keep(self, keep: Sequence[int]) -> None:
+        self.live = self.live.view(-1, self.streams)[list(keep)].flatten()
+
+    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+        fed = torch.full((self.static.tokens.shape[0],), self.pad_id, dtype=tokens.dtype, device=tokens.device)
+        fed[self.live] = tokens
+        return self.static(fed)[self.live]
+
+
+def _step_function(model: PreTrainedModel, state: DecodeState, streams: int, pad_id: int, new_tokens: int,
+                   graphs: GraphMode | None) -> _EagerSteps | _StaticSteps:
+    if graphs is None:
+        return _EagerSteps(model, state, streams)
+    return _StaticSteps(StaticStep(model, state, new_tokens, graphs), state.attention_mask.shape[0], streams, pad_id)
 
 
 @torch.inference_mode()

@@ -1,0 +1,96 @@
+"""Decode steps over a static KV cache, the shape CUDA graphs need (gpt-fast's approach).
+
+The eager engine grows its KV cache, mask and positions by one column per step, so every step launches a few
+hundred small kernels from Python: on a GPU that launch overhead, not the weights' bytes, sets the time per token.
+A CUDA graph replays a whole step's kernels in one launch, but needs every buffer at a fixed address and shape.
+:class:`StaticStep` copies the prefilled cache into a transformers ``StaticCache`` with room for the whole answer and
+keeps the tokens, mask and positions in fixed buffers, so each step is the same kernels on the same buffers:
+
+- ``"capture"``: the step captured once into a ``torch.cuda.CUDAGraph`` and replayed;
+- ``"eager"``: the same static step without a graph, the reference the CPU tests hold equal to the dynamic cache.
+
+Rows of finished questions keep decoding (a graph's batch is fixed); the engine reads only the live rows.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+from transformers import PreTrainedModel, StaticCache
+from transformers.cache_utils import StaticLayer
+
+from .prefill import DecodeState, _cache_kwarg
+
+GraphMode = Literal["eager", "capture"]
+GRAPH_MODES: tuple[str, ...] = ("eager", "capture")
+
+
+def static_ok(model: PreTrainedModel) -> bool:
+    """A static step needs plain full-attention layers: a sliding window (Gemma 3) keeps the dynamic cache."""
+    return all(type(layer) is StaticLayer for layer in StaticCache(config=model.config, max_cache_len=1).layers)
+
+
+class StaticStep:
+    """One decode step for a fixed batch of rows, over buffers that never move."""
+
+    @torch.inference_mode()
+    def __init__(self, model: PreTrainedModel, state: DecodeState, new_tokens: int, mode: GraphMode) -> None:
+        if mode not in GRAPH_MODES:
+            raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
+        if state.cache is None or not static_ok(model):
+            raise ValueError("a static decode step needs a KV cache of full-attention layers")
+        rows, width = state.attention_mask.shape
+        self.model, self.length = model, width
+        self.cache = StaticCache(config=model.config, max_cache_len=width + new_tokens)
+        for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
+            layer.lazy_initialization(source.keys, source.values)
+            layer.keys[:, :, :width].copy_(source.keys)
+            layer.values[:, :, :width].copy_(source.values)
+            layer.cumulative_length.fill_(width)
+        device = state.attention_mask.device
+        self.mask = torch.zeros(rows, width + new_tokens, dtype=torch.long, device=device)
+        self.mask[:, :width] = state.attention_mask
+        self.position = (state.position_ids.max(dim=1).values + 1).unsqueeze(1).clone()
+        self.tokens = torch.zeros(rows, 1, dtype=torch.long, device=device)
+        self.logits: torch.Tensor | None = None
+        self.graph: torch.cuda.CUDAGraph | None = None
+        if mode == "capture":
+            self._capture()
+
+    def _forward(self) -> torch.Tensor:
+        out = self.model(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
+                         logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
+        return out.logits[:, -1, :]
+
+    def _capture(self) -> None:
+        """Warm up on a side stream (cuBLAS handles, lazy buffers), undo the warm-up's cache write, capture."""
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            self._forward()
+        torch.cuda.current_stream().wait_stream(stream)
+        self._rewind()
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.logits = self._forward()
+        self._rewind()  # capturing records the step's kernels without running them; be safe all the same
+
+    def _rewind(self) -> None:
+        for layer in self.cache.layers:
+            layer.cumulative_length.fill_(self.length)
+
+    @torch.inference_mode()
+    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Append ``tokens`` ([rows]) and return the next logits [rows, V] (a fresh tensor: the graph's own output
+        buffer is overwritten by the next step)."""
+        self.tokens.copy_(tokens.unsqueeze(1))
+        self.mask[:, self.length] = 1
+        if self.graph is not None:
+            self.graph.replay()
+            logits = self.logits
+        else:
+            logits = self._forward()
+        self.length += 1
+        self.position.add_(1)
+        return logits.clone()
