@@ -27,6 +27,7 @@ from .attribution import (
 from .config import DecodingConfig
 from .engine import RowInputs, Step, decode
 from .errors import InputError
+from .graphs import GraphPool, static_ok
 from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, with_scores
 from .methods import Method, get_method
 from .models import load_model
@@ -78,6 +79,8 @@ class GroundedDecoder:
         self._relevance_lock = threading.Lock()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids, default=0)
         self.context_window = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+        # CUDA graphs over static caches where they apply (a GPU, full-attention layers); the eager engine elsewhere
+        self.graphs = GraphPool() if model.device.type == "cuda" and static_ok(model) else None
 
     @classmethod
     def from_pretrained(
@@ -186,8 +189,18 @@ class GroundedDecoder:
         self._score_relevance(keys)
 
     # ----------------------------------------------------------------- decoding
+    def _graph_pool(self, on: bool | None) -> GraphPool | None:
+        """The decoder's graph pool when ``on`` (None: where it applies), else None: the eager engine."""
+        if on and self.graphs is None:
+            raise InputError("graphs=True needs a CUDA device and a model of full-attention layers")
+        return self.graphs if on is not False else None
+
     def _run(self, requests: list[Request], config: DecodingConfig, method: Method, **engine: Any) -> Iterator[list[_Running]]:
         running = [_Running(r) for r in requests]
+        if "graphs" not in engine:
+            engine["graphs"] = self.graphs
+        if method.signal != "none":  # DoLa's and kNN-LM's hooks read hidden states a replayed graph would not give
+            engine["graphs"] = None
         prompts = [ids for r in requests for ids in r.token_ids]
         steps = decode(self.model, method, prompts, self.row_inputs(requests, method, config), config, self.pad_id,
                        end_ids=self.eos_ids, finished=lambda: [r.finish is not None for r in running], **engine)
@@ -359,9 +372,12 @@ class GroundedDecoder:
         switches exist for checks and benchmarks: ``use_cache=False`` recomputes every step without a
         KV cache; ``share_prefix=False`` prefills the two prompts separately; ``ragged`` forces the
         unpadded per-prompt prefill on (the CPU default) or off (the padded batch, the GPU default); ``graphs``
-        decodes over a static cache (:mod:`grounded_rag.graphs`).
+        turns the static-cache decode (:mod:`grounded_rag.graphs`; the GPU default) on or off; ``tree`` the one-pass
+        prefill of each question's streams (:func:`~grounded_rag.prefill.prefill`; the GPU default).
         """
-        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix", "ragged", "graphs") if k in overrides}
+        engine = {k: overrides.pop(k) for k in ("use_cache", "share_prefix", "ragged", "tree") if k in overrides}
+        if "graphs" in overrides:
+            engine["graphs"] = self._graph_pool(overrides.pop("graphs"))
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
         if not requests:

@@ -17,7 +17,7 @@ from transformers import PreTrainedModel
 
 from .config import DecodingConfig
 from .fusion import log_probs
-from .graphs import GraphMode, StaticStep
+from .graphs import GraphPool, StaticStep
 from .methods import EXTRACTIVE, Method, StepFusion, StepInputs, knn_log_probs
 from .prefill import DecodeState, forward, prefill
 from .sampling import build_warpers, make_generators, sample
@@ -223,16 +223,17 @@ def decode(
     ragged: bool | None = None,
     finished: Callable[[], Sequence[bool]] | None = None,
     end_ids: Collection[int] | None = None,
-    graphs: GraphMode | None = None,
+    graphs: GraphPool | None = None,
+    tree: bool | None = None,
 ) -> Iterator[Step]:
     """Algorithm 1 for a batch (``prompts``: every stream's prompt, question-major): one :class:`Step` per position.
 
     The caller decides when each question is finished and stops iterating when all are. With ``finished`` (called
     after each step: one flag per question of the batch) finished questions leave the batch, so one long answer
     does not keep the whole batch's rows decoding; each :class:`Step` says which questions its rows are. ``end_ids``
-    are the tokens that end an answer (EOS, end of turn), for a method with the end rule. ``graphs`` decodes over a
-    static KV cache (:mod:`grounded_rag.graphs`; ``"capture"``: a CUDA graph), where finished questions'
-    rows keep decoding unread."""
+    are the tokens that end an answer (EOS, end of turn), for a method with the end rule. ``graphs`` decodes over its
+    static KV caches (:mod:`grounded_rag.graphs`: CUDA graphs on a GPU), where finished questions' rows keep
+    decoding unread. ``tree`` prefills each question's streams in one forward pass (the GPU default)."""
     streams = method.streams
     if graphs is not None and method.signal != "none":
         raise ValueError(f"{method.name} reads hidden states through hooks, which a graph would not replay; "
@@ -241,30 +242,33 @@ def decode(
     with open_taps(model, method, config) as taps:
         taps.claim()  # each step may resume in another executor thread: claim before every forward
         logits, state = prefill(model, prompts, streams, pad_id, use_cache, share_prefix, config.max_new_tokens,
-                                ragged, taps)
+                                ragged, taps, tree=model.device.type == "cuda" if tree is None else tree)
         vocab = logits.shape[-1]
         rows = Rows.start(method, inputs, config, vocab, logits.device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, logits.device)
         step = _step_function(model, state, streams, pad_id, config.max_new_tokens, graphs)
-        for t in range(config.max_new_tokens):
-            lp_full, lp_ref, fused = fuse_step(method, logits, taps, rows, config, t > 0, ends, pieces)
-            tokens = sample(fused.log_q, warpers, rows.generators)  # matched truncation, then y_t
-            rows.advance(tokens.tolist())
-            at = torch.arange(len(rows.questions), device=logits.device)
-            yield Step(tokens=tokens, fusion=fused, p_full=lp_full[at, tokens].exp(),
-                       p_ref=None if lp_ref is None else lp_ref[at, tokens].exp(), q=fused.log_q[at, tokens].exp(),
-                       questions=list(rows.questions))
-            if t + 1 == config.max_new_tokens:
-                break
-            keep = _still_decoding(rows, finished)
-            if not keep:
-                break
-            if len(keep) < len(rows.questions):
-                step.keep(keep)
-                rows.select(keep)
-                tokens = tokens[keep]
-            taps.claim()
-            logits = step(tokens.repeat_interleave(streams))  # y_t to every stream
+        try:
+            for t in range(config.max_new_tokens):
+                lp_full, lp_ref, fused = fuse_step(method, logits, taps, rows, config, t > 0, ends, pieces)
+                tokens = sample(fused.log_q, warpers, rows.generators)  # matched truncation, then y_t
+                rows.advance(tokens.tolist())
+                at = torch.arange(len(rows.questions), device=logits.device)
+                yield Step(tokens=tokens, fusion=fused, p_full=lp_full[at, tokens].exp(),
+                           p_ref=None if lp_ref is None else lp_ref[at, tokens].exp(), q=fused.log_q[at, tokens].exp(),
+                           questions=list(rows.questions))
+                if t + 1 == config.max_new_tokens:
+                    break
+                keep = _still_decoding(rows, finished)
+                if not keep:
+                    break
+                if len(keep) < len(rows.questions):
+                    step.keep(keep)
+                    rows.select(keep)
+                    tokens = tokens[keep]
+                taps.claim()
+                logits = step(tokens.repeat_interleave(streams))  # y_t to every stream
+        finally:
+            step.close()
 
 
 class _EagerSteps:
@@ -275,6 +279,9 @@ class _EagerSteps:
 
     def keep(self, keep: Sequence[int]) -> None:
         keep_questions(self.state, keep, self.streams)
+
+    def close(self) -> None:
+        pass
 
     def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
         return decode_one_token(self.model, self.state, tokens)
@@ -291,17 +298,22 @@ class _StaticSteps:
     def keep(self, keep: Sequence[int]) -> None:
         self.live = self.live.view(-1, self.streams)[list(keep)].flatten()
 
+    def close(self) -> None:
+        self.static.busy = False  # back to the pool for the next decode of its size
+
     def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+        if len(self.live) == self.static.tokens.shape[0]:  # every row live: no gather, no scatter
+            return self.static(tokens)
         fed = torch.full((self.static.tokens.shape[0],), self.pad_id, dtype=tokens.dtype, device=tokens.device)
         fed[self.live] = tokens
         return self.static(fed)[self.live]
 
 
 def _step_function(model: PreTrainedModel, state: DecodeState, streams: int, pad_id: int, new_tokens: int,
-                   graphs: GraphMode | None) -> _EagerSteps | _StaticSteps:
+                   graphs: GraphPool | None) -> _EagerSteps | _StaticSteps:
     if graphs is None:
         return _EagerSteps(model, state, streams)
-    return _StaticSteps(StaticStep(model, state, new_tokens, graphs), state.attention_mask.shape[0], streams, pad_id)
+    return _StaticSteps(graphs.step(model, state, new_tokens), state.attention_mask.shape[0], streams, pad_id)
 
 
 @torch.inference_mode()

@@ -9,11 +9,14 @@ keeps the tokens, mask and positions in fixed buffers, so each step is the same 
 - ``"capture"``: the step captured once into a ``torch.cuda.CUDAGraph`` and replayed;
 - ``"eager"``: the same static step without a graph, the reference the CPU tests hold equal to the dynamic cache.
 
-Rows of finished questions keep decoding (a graph's batch is fixed); the engine reads only the live rows.
+A :class:`GraphPool` keeps the steps across decodes, so a graph is captured once per batch size and cache-length
+bucket and replayed by every later decode of that size. Rows of finished questions keep decoding (a graph's batch is
+fixed); the engine reads only the live rows.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Literal
 
 import torch
@@ -32,31 +35,47 @@ def static_ok(model: PreTrainedModel) -> bool:
 
 
 class StaticStep:
-    """One decode step for a fixed batch of rows, over buffers that never move."""
+    """One decode step for a fixed number of rows and cache length, over buffers that never move; each decode
+    :meth:`load`\ s its prefilled state into them, so a captured graph serves every decode of its size."""
 
     @torch.inference_mode()
-    def __init__(self, model: PreTrainedModel, state: DecodeState, new_tokens: int, mode: GraphMode) -> None:
+    def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         if state.cache is None or not static_ok(model):
             raise ValueError("a static decode step needs a KV cache of full-attention layers")
-        rows, width = state.attention_mask.shape
-        self.model, self.length = model, width
-        self.cache = StaticCache(config=model.config, max_cache_len=width + new_tokens)
+        rows = state.attention_mask.shape[0]
+        self.model, self.length, self.capacity = model, 0, length
+        self.cache = StaticCache(config=model.config, max_cache_len=length)
         for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
             layer.lazy_initialization(source.keys, source.values)
-            layer.keys[:, :, :width].copy_(source.keys)
-            layer.values[:, :, :width].copy_(source.values)
-            layer.cumulative_length.fill_(width)
         device = state.attention_mask.device
-        self.mask = torch.zeros(rows, width + new_tokens, dtype=torch.long, device=device)
-        self.mask[:, :width] = state.attention_mask
-        self.position = (state.position_ids.max(dim=1).values + 1).unsqueeze(1).clone()
+        self.mask = torch.zeros(rows, length, dtype=torch.long, device=device)
+        self.position = torch.zeros(rows, 1, dtype=torch.long, device=device)
         self.tokens = torch.zeros(rows, 1, dtype=torch.long, device=device)
         self.logits: torch.Tensor | None = None
         self.graph: torch.cuda.CUDAGraph | None = None
+        self.busy = False  # a decode holds it (two interleaved decodes of one size must not share buffers)
+        self.load(state)
         if mode == "capture":
             self._capture()
+
+    @torch.inference_mode()
+    def load(self, state: DecodeState) -> StaticStep:
+        """Take a prefilled state: its cache, mask and next positions into the fixed buffers."""
+        rows, width = state.attention_mask.shape
+        if rows != self.tokens.shape[0] or width >= self.capacity:
+            raise ValueError(f"a step for {self.tokens.shape[0]} rows of {self.capacity} tokens cannot take "
+                             f"{rows} rows of {width}")
+        for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
+            layer.keys[:, :, :width].copy_(source.keys)
+            layer.values[:, :, :width].copy_(source.values)
+        self.length = width
+        self._rewind()
+        self.mask.zero_()
+        self.mask[:, :width] = state.attention_mask
+        self.position.copy_((state.position_ids.max(dim=1).values + 1).unsqueeze(1))
+        return self
 
     def _forward(self) -> torch.Tensor:
         out = self.model(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
@@ -84,6 +103,8 @@ class StaticStep:
     def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
         """Append ``tokens`` ([rows]) and return the next logits [rows, V] (a fresh tensor: the graph's own output
         buffer is overwritten by the next step)."""
+        if self.length >= self.capacity:
+            raise ValueError(f"the static step holds {self.capacity} tokens; the decode ran past them")
         self.tokens.copy_(tokens.unsqueeze(1))
         self.mask[:, self.length] = 1
         if self.graph is not None:
@@ -94,3 +115,32 @@ class StaticStep:
         self.length += 1
         self.position.add_(1)
         return logits.clone()
+
+
+class GraphPool:
+    """Static steps kept across decodes, one per (rows, cache length rounded up to ``bucket``): a graph is captured
+    the first time a size is decoded and replayed by every later decode of that size. The ``keep`` most recently
+    used sizes stay (each holds a KV cache of its size). A step is lent to one decode at a time: the decode sets
+    ``busy = False`` when it ends."""
+
+    def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4) -> None:
+        if mode not in GRAPH_MODES:
+            raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
+        self.mode, self.bucket, self.keep = mode, bucket, keep
+        self.steps: OrderedDict[tuple[int, int, int], StaticStep] = OrderedDict()
+
+    def step(self, model: PreTrainedModel, state: DecodeState, new_tokens: int) -> StaticStep:
+        rows, width = state.attention_mask.shape
+        length = -(-(width + new_tokens) // self.bucket) * self.bucket
+        key = (id(model), rows, length)
+        if key in self.steps and self.steps[key].busy:  # another decode of this size is still running
+            return StaticStep(model, state, length, self.mode)
+        if key in self.steps:
+            self.steps.move_to_end(key)
+            step = self.steps[key].load(state)
+        else:
+            while len(self.steps) >= self.keep:
+                self.steps.popitem(last=False)
+            step = self.steps[key] = StaticStep(model, state, length, self.mode)
+        step.busy = True  # until the decode releases it
+        return step

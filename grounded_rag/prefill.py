@@ -96,6 +96,12 @@ def _ragged_ok(model: PreTrainedModel, use_cache: bool) -> bool:
     return use_cache and all(isinstance(layer, ReservedLayer) for layer in make_cache(model, 0).layers)
 
 
+def tree_ok(model: PreTrainedModel, use_cache: bool = True) -> bool:
+    """The tree prefill passes its own boolean mask, which PyTorch's SDPA attention reads (eager attention adds masks,
+    flash attention takes none) over plain full-attention caches."""
+    return model.config._attn_implementation == "sdpa" and _ragged_ok(model, use_cache)
+
+
 @torch.inference_mode()
 def prefill(
     model: PreTrainedModel,
@@ -108,6 +114,7 @@ def prefill(
     ragged: bool | None = None,
     taps: LayerTaps | None = None,
     keep: int = 1,
+    tree: bool = False,
 ) -> tuple[torch.Tensor, DecodeState]:
     """Prefill ``B*streams`` prompts (question-major); return last logits and the decode state
     (``keep`` > 1: the last ``keep`` positions' logits of every prompt, for scoring).
@@ -120,11 +127,14 @@ def prefill(
     compute-bound, so padding a batch to its longest prompt (or CAD's short question-only prompt to
     the full one) costs its full share of time, while each pass also pays a fixed cost (all weights
     read once) that short prompts of many questions share. On a GPU the padded batch is faster.
-    ``taps`` (DoLa, kNN-LM) are stitched back to one row per prompt.
+    ``taps`` (DoLa, kNN-LM) are stitched back to one row per prompt. ``tree`` (where the padded batch would run)
+    prefills each question's streams in one forward pass (:func:`_prefill_tree`).
     """
     ragged = model.device.type == "cpu" if ragged is None else ragged
     if ragged and keep == 1 and _ragged_ok(model, use_cache):
         return _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps)
+    if tree and keep == 1 and streams > 1 and share_prefix and taps is None and tree_ok(model, use_cache):
+        return _prefill_tree(model, prompts, streams, pad_id, reserve)
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
     shared = _shared_lengths(groups, streams, share_prefix)
@@ -263,3 +273,80 @@ def _pad_left(x: torch.Tensor, width: int, value: float, dim: int = -1) -> torch
     """Left-pad ``dim`` (the last, or the KV cache's sequence dim -2) to ``width``."""
     pad = [0, 0] * (-dim - 1) + [width - x.shape[dim], 0]
     return torch.nn.functional.pad(x, pad, value=value)
+
+
+def _tree_rows(groups: Sequence[Sequence[Sequence[int]]], shared: Sequence[int]):
+    """Per question, one row holding its shared prefix and then every stream's suffix, with each token's position
+    and segment (0: the prefix, s + 1: stream s's suffix)."""
+    rows = []
+    for group, n in zip(groups, shared):
+        ids, pos, seg = list(group[0][:n]), list(range(n)), [0] * n
+        for s, prompt in enumerate(group):
+            ids += prompt[n:]
+            pos += range(n, len(prompt))
+            seg += [s + 1] * (len(prompt) - n)
+        rows.append((ids, pos, seg))
+    return rows
+
+
+def _tree_mask(segments: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+    """[rows, 1, W, W] bool: a token sees the real tokens at or before it in the prefix and in its own segment
+    (a pad sees itself, so no attention row is empty)."""
+    width = segments.shape[1]
+    causal = torch.ones(width, width, dtype=torch.bool, device=segments.device).tril()
+    q, k = segments.unsqueeze(2), segments.unsqueeze(1)
+    seen = causal & ((k == 0) | (k == q)) & real.unsqueeze(1).bool()
+    return (seen | torch.eye(width, dtype=torch.bool, device=segments.device)).unsqueeze(1)
+
+
+@torch.inference_mode()
+def _prefill_tree(model, prompts, streams, pad_id, reserve) -> tuple[torch.Tensor, DecodeState]:
+    """Every stream of a question in one forward pass: the shared prefix once, then the streams' suffixes side by
+    side in one row, each attending to the prefix and to itself alone (a tree mask). A GPU pays a forward pass's
+    launches and weight reads once instead of once for the prefix and again for the suffixes. The row's cache is
+    then split into one left-padded row per stream, as the padded path leaves it."""
+    device = model.device
+    groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
+    shared = _shared_lengths(groups, streams, True)
+    rows = _tree_rows(groups, shared)
+    width = max(len(ids) for ids, _, _ in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    pos, seg, real = torch.ones_like(ids), torch.zeros_like(ids), torch.zeros_like(ids)
+    for r, (i, p, g) in enumerate(rows):
+        ids[r, width - len(i):], pos[r, width - len(i):] = torch.tensor(i), torch.tensor(p)
+        seg[r, width - len(i):], real[r, width - len(i):] = torch.tensor(g), 1
+    ids, pos, seg, real = ids.to(device), pos.to(device), seg.to(device), real.to(device)
+    # each stream's prompt, as columns of its question's row: the prefix, then its own suffix
+    columns, ends = [], []
+    for r, (group, n) in enumerate(zip(groups, shared)):
+        offset, start = width - len(rows[r][0]), n
+        for prompt in group:
+            cols = list(range(offset, offset + n)) + list(range(offset + start, offset + start + len(prompt) - n))
+            start += len(prompt) - n
+            columns.append(cols)
+            ends.append((r, cols[-1]))
+    kept = sorted({c for _, c in ends})  # the columns whose logits are read, for every row alike
+    cache = make_cache(model, 0)
+    logits = model(input_ids=ids, attention_mask=_tree_mask(seg, real), position_ids=pos, use_cache=True,
+                   logits_to_keep=torch.tensor(kept, device=device), **{_cache_kwarg(type(model)): cache}).logits
+    logits = logits[[r for r, _ in ends], [kept.index(c) for _, c in ends]]
+    state = _split_tree(model, cache, columns, [r for r in range(len(groups)) for _ in range(streams)], prompts,
+                        pad_id, reserve)
+    return logits, state
+
+
+def _split_tree(model, cache, columns, source_rows, prompts, pad_id, reserve) -> DecodeState:
+    """One left-padded cache row per prompt, gathered from its question's tree row."""
+    device = model.device
+    width = max(len(c) for c in columns)
+    index = torch.zeros(len(columns), width, dtype=torch.long)
+    for i, cols in enumerate(columns):
+        index[i, width - len(cols):] = torch.tensor(cols)
+    index, rows = index.to(device), torch.tensor(source_rows, device=device).unsqueeze(1)
+    split = make_cache(model, reserve)
+    for i, layer in enumerate(cache.layers):
+        keys = layer.keys.transpose(1, 2)[rows, index].transpose(1, 2)  # [prompts, heads, width, dim]
+        values = layer.values.transpose(1, 2)[rows, index].transpose(1, 2)
+        split.update(keys.contiguous(), values.contiguous(), i)
+    input_ids, mask = _left_pad(prompts, pad_id, device)
+    return DecodeState(split, input_ids, mask, _positions(mask, torch.zeros_like(mask[:, 0])))

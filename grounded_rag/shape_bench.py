@@ -23,7 +23,7 @@ from .bench import QUESTION, bench_documents, prepared
 from .config import DEFAULT_METHOD, DecodingConfig
 from .decoder import GroundedDecoder
 from .engine import RowInputs, decode
-from .graphs import GraphMode, static_ok
+from .graphs import GraphPool, static_ok
 from .methods import get_method
 from .models import default_device, default_dtype, resolve_model
 from .shapes import random_model
@@ -36,23 +36,33 @@ def _sync(device: torch.device) -> None:
 
 
 def decode_times(decoder: GroundedDecoder, prompts, method_name: str, new_tokens: int, trust,
-                 passages=(), graphs: GraphMode | None = None) -> tuple[float, float, float]:
-    """(prefill ms, first step ms, ms per later step) of one decode that never stops early."""
+                 passages=(), graphs: GraphPool | None = None, tree: bool | None = None) -> tuple[float, float, float]:
+    """(prefill ms, first step ms, ms per later step) of one decode that never stops early (the default's copy
+    trackers are built before the clock starts: this times the engine)."""
     method = get_method(method_name)
     config = DecodingConfig(method=method_name, max_new_tokens=new_tokens)
     device = decoder.model.device
-    _sync(device)
-    start = time.perf_counter()
-    copies = [CopyState.build(decoder.tokenizer, passages)] * len(trust) if "copies" in method.needs else None
+    copies = [CopyState.build(decoder.tokenizer, passages) for _ in trust] if "copies" in method.needs else None
     tokens = [document_tokens(decoder.tokenizer, passages)] * len(trust) if "document_tokens" in method.needs else None
     inputs = RowInputs(trust=trust, document_tokens=tokens, copies=copies)
     marks = []
+    _sync(device)
+    start = time.perf_counter()
     for _ in decode(decoder.model, method, prompts, inputs, config, decoder.pad_id, end_ids=decoder.eos_ids,
-                    graphs=graphs):
+                    graphs=graphs, tree=tree, ragged=False if tree is not None else None):
         _sync(device)
         marks.append(time.perf_counter())
     later = (marks[-1] - marks[1]) / max(len(marks) - 2, 1) if len(marks) > 2 else marks[-1] - marks[0]
     return (marks[0] - start) * 1000, (marks[1] - marks[0]) * 1000 if len(marks) > 1 else 0.0, later * 1000
+
+
+def _capture_ms(decoder: GroundedDecoder, pool: GraphPool, new_tokens: int) -> float:
+    """What a size's first decode adds over a later one (the step's buffers and graph), for standard at batch 1."""
+    prompts, trust = _batch(decoder, "standard", 1)
+    decode_times(decoder, prompts, "standard", new_tokens, trust, graphs=None)  # kernels warm
+    first = decode_times(decoder, prompts, "standard", new_tokens, trust, graphs=pool)
+    later = decode_times(decoder, prompts, "standard", new_tokens, trust, graphs=pool)
+    return (first[0] + first[1]) - (later[0] + later[1])
 
 
 def _batch(decoder: GroundedDecoder, method: str, size: int) -> tuple[list[list[int]], list[float]]:
@@ -71,13 +81,13 @@ def _passages() -> list[str]:
     return [t for d in bench_documents() for t in (d["text"], d.get("title")) if t]
 
 
-def method_times(decoder: GroundedDecoder, new_tokens: int, repeats: int, graphs: GraphMode | None) -> dict[str, Any]:
+def method_times(decoder: GroundedDecoder, new_tokens: int, repeats: int, graphs: GraphPool | None) -> dict[str, Any]:
     """Medians of prefill and decode per method at batch 1, interleaved repeat by repeat."""
     methods = {"standard": "standard", "grounded": "grounded", "default": DEFAULT_METHOD}
     batches = {k: _batch(decoder, m, 1) for k, m in methods.items()}
     runs: dict[str, list[tuple[float, float, float]]] = {k: [] for k in methods}
-    for k, m in methods.items():  # warm-up: kernels, allocator, a first capture
-        decode_times(decoder, batches[k][0], m, 4, batches[k][1], _passages(), graphs)
+    for k, m in methods.items():  # warm-up: kernels, allocator, each size's graph captured
+        decode_times(decoder, batches[k][0], m, new_tokens, batches[k][1], _passages(), graphs)
     for _ in range(repeats):
         for k, m in methods.items():
             runs[k].append(decode_times(decoder, batches[k][0], m, new_tokens, batches[k][1], _passages(), graphs))
@@ -92,12 +102,30 @@ def method_times(decoder: GroundedDecoder, new_tokens: int, repeats: int, graphs
     return out
 
 
-def batch_scaling(decoder: GroundedDecoder, sizes, new_tokens: int, graphs: GraphMode | None) -> dict[str, Any]:
+def prefill_times(decoder: GroundedDecoder, repeats: int) -> dict[str, Any]:
+    """Prefill ms per method at batch 1, the padded passes against the one-pass tree (:mod:`grounded_rag.prefill`)."""
+    methods = {"standard": "standard", "grounded": "grounded", "default": DEFAULT_METHOD}
+    batches = {k: _batch(decoder, m, 1) for k, m in methods.items()}
+    runs: dict[str, list[float]] = {}
+    for r in range(repeats + 1):  # the first round warms up
+        for k, m in methods.items():
+            for tree in (False, True):
+                ms = decode_times(decoder, batches[k][0], m, 2, batches[k][1], _passages(), tree=tree)[0]
+                if r:
+                    runs.setdefault(f"{k}_{'tree' if tree else 'padded'}", []).append(ms)
+    out = {f"{k}_prefill_ms": round(statistics.median(v), 2) for k, v in runs.items()}
+    for k in ("grounded", "default"):
+        for how in ("padded", "tree"):
+            out[f"{k}_{how}_over_standard"] = round(out[f"{k}_{how}_prefill_ms"] / out["standard_tree_prefill_ms"], 3)
+    return out
+
+
+def batch_scaling(decoder: GroundedDecoder, sizes, new_tokens: int, graphs: GraphPool | None) -> dict[str, Any]:
     """The default's decode tokens/s (all questions' tokens over the decode steps' time) at each batch size."""
     out: dict[str, Any] = {}
     for size in sizes:
         prompts, trust = _batch(decoder, DEFAULT_METHOD, size)
-        decode_times(decoder, prompts, DEFAULT_METHOD, 3, trust, _passages(), graphs)  # warm-up at this size
+        decode_times(decoder, prompts, DEFAULT_METHOD, new_tokens, trust, _passages(), graphs)  # warm-up, capture
         prefill_ms, _, step_ms = decode_times(decoder, prompts, DEFAULT_METHOD, new_tokens, trust, _passages(), graphs)
         out[f"batch{size}_decode_tokens_per_s"] = round(size * 1000 / step_ms, 1)
         out[f"batch{size}_prefill_ms"] = round(prefill_ms, 1)
@@ -126,7 +154,7 @@ def hf_generate_ms(decoder: GroundedDecoder, prompt: list[int], new_tokens: int,
 
 
 def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=(1, 8, 32),
-                    graphs: tuple[GraphMode | None, ...] = (None,), device: str | None = None,
+                    graphs: tuple[str | None, ...] = (None,), device: str | None = None,
                     tokenizer: str | None = None) -> dict[str, Any]:
     """The figures above for one shape; ``graphs``: the decode modes to time (None: the eager engine)."""
     device_ = torch.device(device) if device else default_device()
@@ -146,10 +174,15 @@ def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=
             report[name] = "not available: the shape has sliding-window layers"
             continue
         try:
-            report[name] = method_times(decoder, new_tokens, repeats, mode)
-            report[name].update(batch_scaling(decoder, batches, new_tokens, mode))
+            pool = GraphPool(mode) if mode is not None else None  # type: ignore[arg-type]
+            capture = _capture_ms(decoder, pool, new_tokens) if pool is not None else None
+            report[name] = method_times(decoder, new_tokens, repeats, pool)
+            report[name].update(batch_scaling(decoder, batches, new_tokens, pool))
+            if capture is not None:
+                report[name]["first_decode_extra_ms"] = round(capture, 1)
         except (RuntimeError, ValueError) as exc:  # a mode that fails on this machine is reported, not fatal
             report[name] = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+    report["prefill"] = prefill_times(decoder, repeats)
     report["hf_generate_decode_ms_per_token"] = round(
         hf_generate_ms(decoder, _batch(decoder, "standard", 1)[0][0], new_tokens, repeats), 3)
     return report

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 35's GPU checks in one call on a lent machine (docs/gpu.md says how to carry what it needs):
-# random-weight parity CPU vs GPU (fp32, bf16, the captured graph), then speed at Llama-3-8B's and SmolLM2's shapes.
+# parity CPU vs GPU (random-weight shapes; real models where GROUNDED_RAG_PARITY_MODELS names them), then speed at Llama-3-8B's and SmolLM2's shapes.
 # Writes under $OUT; prints a short table last.
 set -u
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
@@ -9,13 +9,13 @@ TOK=${GROUNDED_RAG_GPU_TOKENIZER:-.gpu/tok}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/card.txt"
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "$OUT/card.txt"
 timeout "${PARITY_S:-150}" python3 -m pytest -q -s -p no:cacheprovider tests/integration/test_gpu_parity.py \
-  -k random_weight > "$OUT/parity.txt" 2>&1; echo "parity rc=$?"
+  -k "${PARITY_K:-random_weight}" > "$OUT/parity.txt" 2>&1; echo "parity rc=$?"
 timeout "${BIG_S:-170}" python3 -m grounded_rag.cli bench --shape llama3-8b --model "$TOK" --graphs dynamic,capture \
   --json > "$OUT/llama3-8b.json" 2> "$OUT/llama3-8b.err"; echo "llama3-8b rc=$?"
 timeout "${SMALL_S:-70}" python3 -m grounded_rag.cli bench --shape smollm2-135m --model "$TOK" --graphs dynamic,capture \
   --json > "$OUT/smollm2-135m.json" 2> "$OUT/smollm2-135m.err"; echo "smollm2-135m rc=$?"
-grep -E "^(smollm2|gemma3)|passed|failed|Error" "$OUT/parity.txt" | tail -8
-tail -3 "$OUT"/*.err
+grep -E "(smollm2|gemma3)-|passed|failed|Error" "$OUT/parity.txt" | tail -12
+for f in "$OUT"/*.err; do tail -n 3 "$f"; done
 python3 - "$OUT" <<'PY'
 import json, pathlib, sys
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
@@ -31,5 +31,9 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
             print(f"{r['shape']:>13} {mode:>8} std {m['standard_decode_ms_per_token']:.2f} ms/tok, default x{m['default_decode_over_standard']}, "
                   f"grounded x{m['grounded_decode_over_standard']}, prefill x{m['default_prefill_over_standard']}/{m['grounded_prefill_over_standard']}, "
                   f"b32/b1 {m.get('batch32_over_batch1')}, first step {m['standard_first_step_ms']} ms")
+    p = r.get("prefill", {})
+    print(f"{r['shape']:>13} prefill std {p.get('standard_tree_prefill_ms')} ms; grounded padded x{p.get('grounded_padded_over_standard')} "
+          f"tree x{p.get('grounded_tree_over_standard')}; default padded x{p.get('default_padded_over_standard')} tree x{p.get('default_tree_over_standard')}; "
+          f"graph first decode +{(r.get('capture') or {}).get('first_decode_extra_ms')} ms")
     print(f"{r['shape']:>13} hf generate {r['hf_generate_decode_ms_per_token']} ms/tok on {r['card']}")
 PY

@@ -42,10 +42,11 @@ MODELS = os.environ.get("GROUNDED_RAG_PARITY_MODELS", "smollm2-135m-instruct,gem
 NEW_TOKENS = 8
 
 
-def _texts(decoder: GroundedDecoder, method: str, batched: bool, graphs: str | None = None) -> list[list[int]]:
+def _texts(decoder: GroundedDecoder, method: str, batched: bool, **engine) -> list[list[int]]:
+    """Greedy token ids; on the GPU the decoder's defaults (CUDA graphs where they apply, the tree prefill)."""
     requests = [{"question": q, "documents": d} for q, d in PROMPTS]
-    settings = {"method": method, "max_new_tokens": NEW_TOKENS, "ragged": False, "graphs": graphs,
-                "relevance_margin": None, "attribute": False}
+    settings = {"method": method, "max_new_tokens": NEW_TOKENS, "ragged": False, "relevance_margin": None,
+                "attribute": False, **engine}
     if batched:
         return [r.token_ids for r in decoder.generate_batch(requests, **settings)]
     return [decoder.generate_batch([r], **settings)[0].token_ids for r in requests]
@@ -92,17 +93,19 @@ def test_gpu_default_dtype_agrees_with_cpu(gpu_default, cpu_reference, method, b
 
 @pytest.mark.parametrize("method", METHODS)
 def test_gpu_graph_equals_dynamic(gpu_default, method):
-    """The captured static-cache decode gives the eager engine's tokens on the same device and dtype."""
+    """The GPU defaults (captured static-cache decode, tree prefill) give the eager engine's tokens on the same
+    device and dtype."""
     if not static_ok(gpu_default.model):
         pytest.skip("sliding-window layers keep the dynamic cache")
-    assert _texts(gpu_default, method, True, graphs="capture") == _texts(gpu_default, method, True)
+    assert gpu_default.graphs is not None
+    assert _texts(gpu_default, method, True) == _texts(gpu_default, method, True, graphs=False, tree=False)
 
 
 def _forced_logits(model, prompts, forced, pad_id, graphs: bool) -> list[torch.Tensor]:
     """Logits of the padded prefill of ``prompts`` and of each forced decode step after it, in fp32 on the CPU."""
     logits, state = prefill(model, prompts, 1, pad_id, ragged=False)
     out = [logits.float().cpu()]
-    step = StaticStep(model, state, len(forced), "capture") if graphs else None
+    step = StaticStep(model, state, state.attention_mask.shape[1] + len(forced), "capture") if graphs else None
     for token in forced:
         ids = torch.full((len(prompts),), token, device=model.device)
         logits = step(ids) if step is not None else decode_one_token(model, state, ids)

@@ -1,0 +1,103 @@
+"""The GPU paths, held to the reference on a CPU: the static-cache decode step (grounded_rag.graphs: what a CUDA graph
+replays; here run eagerly) and the one-pass tree prefill give the eager engine's tokens, and bench --shape runs."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from grounded_rag.config import DecodingConfig
+from grounded_rag.engine import decode_one_token
+from grounded_rag.errors import InputError
+from grounded_rag.graphs import GraphPool, StaticStep
+from grounded_rag.methods import get_method
+from grounded_rag.prefill import prefill
+from grounded_rag.shapes import random_model
+
+FILLER = "The Harbour Bridge opened in 1932 and carries rail, vehicle, bicycle and pedestrian traffic. "
+REQUESTS = [
+    {"question": "how many episodes are in chicago fire season 4",
+     "documents": ["The fourth season of Chicago Fire premiered on October 13, 2015. The season contained 775 episodes."]},
+    {"question": "Where is the Eiffel Tower located?",
+     "documents": ["In this story, the Eiffel Tower was moved to Rome in 2031.", "Paris is the capital of France."]},
+    {"question": "who wrote the novel", "documents": ["The novel was written by Ada Palmer in 1850."] + [FILLER * 3] * 2},
+]
+METHODS = ["standard", "grounded", "grounded_contrast", "cad"]
+
+
+def _tokens(decoder, requests, method, **engine):
+    return [r.token_ids for r in decoder.generate_batch(requests, method=method, max_new_tokens=12, attribute=False,
+                                                        **engine)]
+
+
+def _prompts(decoder, question, documents, method):
+    return decoder.prepare(question, documents, None, DecodingConfig(method=method), get_method(method)).token_ids
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_static_steps_equal_the_dynamic_cache(decoder, method):
+    """Batched with a question finishing early (its rows keep decoding unread), one by one, and a pooled step reused
+    by a later decode of the same size: the eager engine's tokens every time."""
+    reference = _tokens(decoder, REQUESTS, method, ragged=False)
+    assert any(len(t) < 12 for t in reference) or method != "grounded_contrast"  # a row finishes early
+    decoder.graphs = GraphPool("eager", bucket=16, keep=2)
+    try:
+        assert _tokens(decoder, REQUESTS, method, ragged=False) == reference
+        assert [_tokens(decoder, [r], method, ragged=False)[0] for r in REQUESTS] == reference
+        assert _tokens(decoder, REQUESTS, method, ragged=False) == reference  # the pooled step, loaded again
+        assert len(decoder.graphs.steps) == 2  # least recently used sizes dropped
+        assert _tokens(decoder, REQUESTS, method, graphs=False, ragged=False) == reference
+    finally:
+        decoder.graphs = None
+
+
+@pytest.mark.parametrize("method", ["grounded", "grounded_contrast", "cad"])
+def test_tree_prefill_equals_padded_prefill(decoder, method):
+    """Every stream of a question in one pass with a tree mask: the padded passes' logits and cache, to rounding."""
+    prompts = [ids for r in REQUESTS for ids in _prompts(decoder, r["question"], r["documents"], method)]
+    streams = len(prompts) // len(REQUESTS)
+    a, state_a = prefill(decoder.model, prompts, streams, decoder.pad_id, ragged=False)
+    b, state_b = prefill(decoder.model, prompts, streams, decoder.pad_id, ragged=False, tree=True)
+    assert torch.allclose(a, b, atol=1e-3, rtol=0) and torch.equal(a.argmax(-1), b.argmax(-1))
+    tokens = a.argmax(-1)
+    after_a, after_b = decode_one_token(decoder.model, state_a, tokens), decode_one_token(decoder.model, state_b, tokens)
+    assert torch.allclose(after_a, after_b, atol=1e-3, rtol=0)
+    assert _tokens(decoder, REQUESTS, method, ragged=False, tree=True) == _tokens(decoder, REQUESTS, method,
+                                                                                 ragged=False, tree=False)
+
+
+def test_static_step_refuses_overflow_and_wrong_sizes(decoder):
+    prompts = _prompts(decoder, "Who?", ["Ada wrote it."], "standard")
+    _, state = prefill(decoder.model, prompts, 1, decoder.pad_id, ragged=False)
+    width = state.attention_mask.shape[1]
+    step = StaticStep(decoder.model, state, width + 1, "eager")
+    step(torch.tensor([5]))
+    with pytest.raises(ValueError, match="ran past"):
+        step(torch.tensor([5]))
+    _, two = prefill(decoder.model, prompts * 2, 1, decoder.pad_id, ragged=False)
+    with pytest.raises(ValueError, match="cannot take"):
+        step.load(two)
+    with pytest.raises(InputError, match="CUDA"):
+        decoder.generate("Who?", ["Ada wrote it."], graphs=True)
+
+
+def test_random_shapes_are_seeded_and_named():
+    a = random_model("tiny", "cpu", torch.float32, portable=True)
+    b = random_model("tiny", "cpu", torch.float32)
+    assert all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+    with pytest.raises(InputError, match="llama3-8b"):
+        random_model("llama-9000", "cpu", torch.float32)
+
+
+def test_bench_shape_reports_every_mode():
+    out = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "bench", "--shape", "tiny", "--graphs",
+                          "dynamic,eager", "--batches", "1,2", "--new-tokens", "4", "--repeats", "1", "--json"],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    assert report["shape"] == "tiny" and report["prompt_tokens"] > 500
+    for mode in ("dynamic", "eager"):
+        assert report[mode]["standard_decode_ms_per_token"] > 0 and report[mode]["batch2_decode_tokens_per_s"] > 0
+    assert report["prefill"]["grounded_tree_prefill_ms"] > 0 and report["hf_generate_decode_ms_per_token"] > 0
