@@ -36,7 +36,7 @@ def static_ok(model: PreTrainedModel) -> bool:
 
 class StaticStep:
     """One decode step for a fixed number of rows and cache length, over buffers that never move; each decode
-    :meth:`load`\ s its prefilled state into them, so a captured graph serves every decode of its size."""
+    :meth:`load` puts its prefilled state into them, so a captured graph serves every decode of its size."""
 
     @torch.inference_mode()
     def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode) -> None:

@@ -133,7 +133,7 @@ def prefill(
     ragged = model.device.type == "cpu" if ragged is None else ragged
     if ragged and keep == 1 and _ragged_ok(model, use_cache):
         return _prefill_ragged(model, prompts, streams, pad_id, share_prefix, reserve, taps)
-    if tree and keep == 1 and streams > 1 and share_prefix and taps is None and tree_ok(model, use_cache):
+    if tree and keep == 1 and streams > 1 and share_prefix and not (taps and taps.active) and tree_ok(model, use_cache):
         return _prefill_tree(model, prompts, streams, pad_id, reserve)
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]

@@ -70,6 +70,11 @@ class LayerTaps:
         self._handles: list[torch.utils.hooks.RemovableHandle] = []
         self._owner = threading.get_ident()
 
+    @property
+    def active(self) -> bool:
+        """Whether any hidden state is tapped (DoLa, kNN-LM); most methods open taps that record nothing."""
+        return bool(self.layers) or self.final
+
     def claim(self) -> LayerTaps:
         """Record the forward passes of the calling thread from now on (call before each forward)."""
         self._owner = threading.get_ident()
@@ -83,7 +88,7 @@ class LayerTaps:
         return record
 
     def __enter__(self) -> LayerTaps:
-        if not self.layers and not self.final:
+        if not self.active:
             return self
         base, layers, norm, _ = _parts(self.model)
         for j in self.layers:

@@ -13,6 +13,7 @@ from grounded_rag.engine import decode_one_token
 from grounded_rag.errors import InputError
 from grounded_rag.graphs import GraphPool, StaticStep
 from grounded_rag.methods import get_method
+from grounded_rag import prefill as prefill_module
 from grounded_rag.prefill import prefill
 from grounded_rag.shapes import random_model
 
@@ -54,7 +55,7 @@ def test_static_steps_equal_the_dynamic_cache(decoder, method):
 
 
 @pytest.mark.parametrize("method", ["grounded", "grounded_contrast", "cad"])
-def test_tree_prefill_equals_padded_prefill(decoder, method):
+def test_tree_prefill_equals_padded_prefill(decoder, method, monkeypatch):
     """Every stream of a question in one pass with a tree mask: the padded passes' logits and cache, to rounding."""
     prompts = [ids for r in REQUESTS for ids in _prompts(decoder, r["question"], r["documents"], method)]
     streams = len(prompts) // len(REQUESTS)
@@ -64,8 +65,12 @@ def test_tree_prefill_equals_padded_prefill(decoder, method):
     tokens = a.argmax(-1)
     after_a, after_b = decode_one_token(decoder.model, state_a, tokens), decode_one_token(decoder.model, state_b, tokens)
     assert torch.allclose(after_a, after_b, atol=1e-3, rtol=0)
+    calls = []
+    real = prefill_module._prefill_tree
+    monkeypatch.setattr(prefill_module, "_prefill_tree", lambda *a: calls.append(1) or real(*a))  # count, then run
     assert _tokens(decoder, REQUESTS, method, ragged=False, tree=True) == _tokens(decoder, REQUESTS, method,
                                                                                  ragged=False, tree=False)
+    assert calls == [1]  # the decode took the tree path, and the reference did not
 
 
 def test_static_step_refuses_overflow_and_wrong_sizes(decoder):
