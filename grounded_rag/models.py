@@ -150,7 +150,7 @@ def _manifest(folder: Path) -> dict[str, dict[str, int | str]]:
 
 def _write_marker(folder: Path, source_sha256: str) -> None:
     """The completion marker, written (atomically) after every other file of the conversion."""
-    marker = {"version": 1, "source_sha256": source_sha256, "files": _manifest(folder)}
+    marker = {"version": 1, "source_sha256": source_sha256, "files": _manifest(folder), "tokenizer_checked": True}
     tmp = folder / (COMPLETE_MARKER + ".partial")
     tmp.write_text(json.dumps(marker, indent=1))
     tmp.replace(folder / COMPLETE_MARKER)
@@ -175,6 +175,37 @@ def check_conversion(folder: Path, full: bool = False) -> str | None:
             return f"{name} has {path.stat().st_size} bytes, expected {want['size']} (truncated or overwritten)"
         if (full or want["size"] < _ALWAYS_HASHED_BYTES) and sha256_of(path) != want["sha256"]:
             return f"{name} does not match its recorded sha256 (corrupted)"
+    return None
+
+
+PROBE = "The capital of France is Paris, and the river is the Seine."
+
+
+def check_tokenizer(tokenizer: PreTrainedTokenizerBase, source: str) -> None:
+    """Refuse a tokenizer that cuts plain English into characters: what transformers before 5.24 makes of Gemma 3's
+    GGUF vocabulary (a Unigram model without merges), under which every answer is garbage."""
+    pieces = len(tokenizer(PROBE, add_special_tokens=False)["input_ids"])
+    if pieces > len(PROBE) // 2:
+        raise ModelLoadError(
+            f"the tokenizer of {source} splits plain text into single characters ({pieces} pieces for {len(PROBE)} "
+            "characters): this transformers release converts its GGUF vocabulary wrongly. Upgrade "
+            "(pip install 'transformers>=5.24'), then rebuild the model with: grounded-rag prepare"
+        )
+
+
+def _tokenizer_checked(folder: Path) -> bool:
+    try:
+        return json.loads((folder / COMPLETE_MARKER).read_text()).get("tokenizer_checked") is True
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _tokenizer_problem(folder: Path) -> str | None:
+    """None if the folder's tokenizer passes :func:`check_tokenizer`; else why not."""
+    try:
+        check_tokenizer(AutoTokenizer.from_pretrained(str(folder)), folder.name)
+    except (ModelLoadError, OSError, ValueError) as exc:
+        return f"its tokenizer is unusable: {str(exc).split(':')[0]}"
     return None
 
 
@@ -205,6 +236,10 @@ def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool
         for stale in target.parent.glob(target.name + ".tmp-*"):  # only the lock holder makes these
             shutil.rmtree(stale, ignore_errors=True)
         problem = check_conversion(target, full=full_check)
+        if problem is None and not _tokenizer_checked(target):  # converted before the check existed
+            problem = _tokenizer_problem(target)
+            if problem is None:
+                _write_marker(target, source_sha256)
         if problem is None:
             return
         if problem == "no completion marker" and _loads(target):
@@ -217,6 +252,7 @@ def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool
             _discard(target)
         steps = tqdm(total=3, desc=f"converting {gguf.name} (once)", unit="step")
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        check_tokenizer(tokenizer, gguf.name)
         steps.update()
         model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
         steps.update()

@@ -404,6 +404,44 @@ def test_model_cache_is_verified_rebuilt_and_left_clean_after_a_kill(decoder, tm
         QUESTION, [CLEAN_DOC], max_new_tokens=4).token_ids
 
 
+def test_a_cached_conversion_whose_tokenizer_splits_characters_is_rebuilt(tmp_path, monkeypatch):
+    """transformers before 5.24 converted Gemma 3's GGUF vocabulary into a tokenizer without merges, so every prompt
+    became single characters and every answer garbage. Such a tokenizer is refused with the fix named, and a cached
+    conversion holding one (a sound folder by its checksums) is rebuilt."""
+    import json
+    import shutil
+    import warnings
+
+    from transformers import AutoTokenizer
+
+    from grounded_rag.errors import GroundedRAGWarning, ModelLoadError
+    from grounded_rag.models import COMPLETE_MARKER, _write_marker, check_conversion, check_tokenizer, resolve_model
+
+    real_folder, _ = resolve_model(None)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GROUNDED_RAG_CACHE", str(cache))
+    folder = cache / "models" / real_folder.rsplit("/", 1)[-1]
+    shutil.copytree(real_folder, folder)
+    spec = json.loads((folder / "tokenizer.json").read_text())
+    spec["model"]["merges"] = []  # what the old conversion amounted to: pieces never merge
+    (folder / "tokenizer.json").write_text(json.dumps(spec))
+    marker = json.loads((folder / COMPLETE_MARKER).read_text())
+    _write_marker(folder, marker["source_sha256"])
+    marker = json.loads((folder / COMPLETE_MARKER).read_text())
+    marker.pop("tokenizer_checked")  # written before the check existed
+    (folder / COMPLETE_MARKER).write_text(json.dumps(marker))
+    assert check_conversion(folder, full=True) is None  # every checksum holds: only the tokenizer is wrong
+    with pytest.raises(ModelLoadError, match=r"single characters.*transformers>=5.24.*grounded-rag prepare"):
+        check_tokenizer(AutoTokenizer.from_pretrained(str(folder)), "the copy")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert resolve_model(None)[0] == str(folder)
+    assert any("tokenizer is unusable" in str(w.message) and issubclass(w.category, GroundedRAGWarning) for w in caught)
+    check_tokenizer(AutoTokenizer.from_pretrained(str(folder)), "the rebuilt copy")
+    assert json.loads((folder / COMPLETE_MARKER).read_text())["tokenizer_checked"] is True
+
+
 # ----------------------------------------------------------------------------- concurrency (what held must keep holding)
 CONCURRENT_QUESTIONS = [QUESTION, "Which city is the capital?", "Where is Paris?", "What country is Paris in?"]
 
