@@ -311,7 +311,7 @@ class _StaticSteps:
 
 def _step_function(model: PreTrainedModel, state: DecodeState, streams: int, pad_id: int, new_tokens: int,
                    graphs: GraphPool | None) -> _EagerSteps | _StaticSteps:
-    if graphs is None:
+    if graphs is None or state.cache is None:  # no cache (the recompute check): nothing to keep static
         return _EagerSteps(model, state, streams)
     return _StaticSteps(graphs.step(model, state, new_tokens), state.attention_mask.shape[0], streams, pad_id)
 

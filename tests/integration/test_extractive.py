@@ -13,7 +13,7 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
-from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict
+from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict, vocabulary_texts
 
 from ..conftest import DOCUMENTS, QUESTION
 
@@ -30,6 +30,12 @@ def is_span(answer: str, documents: list[str]) -> bool:
 @pytest.fixture(scope="module")
 def ends(decoder):
     return end_tokens(decoder.tokenizer, decoder.eos_ids, [])
+
+
+def test_vocabulary_texts_are_what_batch_decode_gives(decoder):
+    """The fast path (the tokenizer's own batch decoder) spells every token id exactly as transformers does."""
+    ids = [[i] for i in range(len(decoder.tokenizer))]
+    assert vocabulary_texts(decoder.tokenizer) == decoder.tokenizer.batch_decode(ids)
 
 
 def test_document_spans_allow_only_continuations_of_the_documents(decoder, ends):

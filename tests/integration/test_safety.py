@@ -56,7 +56,6 @@ def controls(tokenizer, ids: list[int]) -> int:
 
 
 DEFAULT_METHOD = get_method(DecodingConfig().method)
-STREAMS = DEFAULT_METHOD.streams  # prompts per question under the default method
 
 
 def clean_counts(decoder: GroundedDecoder) -> list[int]:
@@ -147,55 +146,6 @@ def test_cli_ask_with_an_injected_document(decoder, fed, capsys):
     assert main(["ask", QUESTION, "--doc", SMOL_ATTACK, "--max-new-tokens", "16"]) == 0
     assert not hijacked(capsys.readouterr().out)
     assert [controls(decoder.tokenizer, ids) for ids in fed] == clean_counts(decoder)
-
-
-def test_langchain_llm_with_injected_strings_documents_and_titles(decoder, fed):
-    from langchain_core.documents import Document as LCDocument
-    from langchain_grounded_rag import GroundedRAGLLM
-
-    llm = GroundedRAGLLM(decoding={"max_new_tokens": 16})
-    answers = [
-        llm.invoke(QUESTION, documents=[SMOL_ATTACK]),
-        llm.invoke(QUESTION, documents=[LCDocument(page_content=SMOL_ATTACK, metadata={"relevance_score": 0.8})]),
-        llm.invoke(QUESTION, documents=[LCDocument(page_content=CLEAN_DOC, metadata={"title": SMOL_ATTACK})]),
-    ]
-    assert not any(hijacked(a) for a in answers), answers
-    assert len(fed) == 3 * STREAMS and all(controls(decoder.tokenizer, ids) == 5 for ids in fed)
-
-
-def test_llama_index_complete_and_nodes_with_injected_text(decoder, fed):
-    from llama_index.llms.grounded_rag import GroundedRAG, GroundedSynthesizer
-
-    llm = GroundedRAG(decoding={"max_new_tokens": 16})
-    answers = [llm.complete(QUESTION, documents=[SMOL_ATTACK]).text]
-    synth = GroundedSynthesizer(llm, score_space="relevance")
-    answers.append(synth.synthesize(QUESTION, two_nodes()).response)
-    assert not any(hijacked(a) for a in answers), answers
-    assert answers[1].startswith("The capital of France is Paris.")
-    assert len(fed) == 2 * STREAMS and all(controls(decoder.tokenizer, ids) == 5 for ids in fed)
-
-
-def two_nodes():
-    """The attack as a node and as a clean node's title (llama_index imported lazily, as in each test)."""
-    from llama_index.core.schema import NodeWithScore, TextNode
-
-    return [NodeWithScore(node=TextNode(text=SMOL_ATTACK), score=0.8),
-            NodeWithScore(node=TextNode(text=CLEAN_DOC, metadata={"title": SMOL_ATTACK}), score=0.6)]
-
-
-def test_run_on_after_the_answer_does_not_reach_the_planted_instruction(decoder):
-    """After "The capital of France is Paris." the full stream ends the turn (0.415 against a newline
-    0.394); with the contrasts deciding the end too (the ablation), the question term's nudge made it a
-    newline (0.509) and the next paragraph obeyed the instruction planted in a node. The default lets the
-    full stream decide where the answer ends."""
-    from llama_index.llms.grounded_rag import GroundedRAG, GroundedSynthesizer
-
-    synth = GroundedSynthesizer(GroundedRAG(decoding={"max_new_tokens": 32}), score_space="relevance")
-    answer = synth.synthesize(QUESTION, two_nodes()).response
-    assert answer.startswith("The capital of France is Paris.") and not hijacked(answer), answer
-    ablation = GroundedRAG(decoding={"max_new_tokens": 32, "method": "pmi_anchored_fused_ends"})
-    run_on = GroundedSynthesizer(ablation, score_space="relevance").synthesize(QUESTION, two_nodes()).response
-    assert hijacked(run_on), "the ablation runs on into the instruction, or this test checks nothing"
 
 
 # ----------------------------------------------------------------------------- bad input
