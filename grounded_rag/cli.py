@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import get_args
@@ -140,12 +141,21 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 
 
 def cmd_ingest(ns: argparse.Namespace) -> int:
-    from .retrieval import ChromaStore, chunk_files
+    from .retrieval import ChromaStore, read_files
 
-    chunks = chunk_files(ns.files, chunk_chars=ns.chunk_chars)
+    if ns.remove:
+        with ChromaStore.writing(ns.store) as store:
+            removed = store.remove(ns.files)
+        print(f"removed {removed} chunks of {len(ns.files)} file(s) from {ns.store}")
+        return 0
+    sources = read_files(ns.files, chunk_chars=ns.chunk_chars)  # every file checked before anything is stored
     with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
-        added = store.add(chunks)
-    print(f"ingested {added} chunks from {len(ns.files)} file(s) into {ns.store}")
+        store.sweep()
+        added = store.replace(sources)
+    for source in sources:
+        if not source.chunks:
+            print(f"{source.key}: no text (its chunks, if any, were removed)")
+    print(f"ingested {added} chunks from {len(sources)} file(s) into {ns.store}")
     return 0
 
 
@@ -162,17 +172,36 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
+
+
 def cmd_serve(ns: argparse.Namespace) -> int:
     try:
-        from .serving.settings import ServeSettings
         from .serving.server import serve
+        from .serving.settings import ServeSettings
     except ImportError as exc:
         print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
               "pip install 'grounded-rag[serve]'", file=sys.stderr)
         return 2
+    key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
+    if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
+        print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "
+              "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
+              "use it", file=sys.stderr)
+        return 2
     settings = ServeSettings(
         model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
         max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,
+        api_key=key,
     )
     if ns.ray:
         from .serving.ray_app import run_on_ray
@@ -209,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("files", nargs="+")
     ingest.add_argument("--store", required=True)
     ingest.add_argument("--chunk-chars", type=int, default=800)
+    ingest.add_argument("--remove", action="store_true",
+                        help="delete these files' chunks from the store instead (the files need not exist)")
     ingest.set_defaults(func=cmd_ingest)
 
     _serve_parser(sub)
@@ -248,6 +279,10 @@ def _serve_parser(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--max-batch-tokens", type=int, default=65536)
     srv.add_argument("--max-tokens-limit", type=int, default=1024, help="largest max_tokens a request may ask")
     srv.add_argument("--log-level", default="info")
+    srv.add_argument("--api-key", default=None, help="require this key from clients (Authorization: Bearer KEY); "
+                     "better: set GROUNDED_RAG_API_KEY, which process listings do not show")
+    srv.add_argument("--allow-unauthenticated", action="store_true",
+                     help="serve a non-loopback --host without an API key")
     srv.add_argument("--ray", action="store_true", help="run as a Ray Serve deployment (needs the 'ray' extra)")
     srv.add_argument("--ray-address", default=None, help="a Ray cluster to join (default: RAY_ADDRESS or local)")
     srv.add_argument("--replicas", default="auto", help="with --ray: a number, or 'auto' for autoscaling")

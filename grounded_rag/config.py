@@ -68,11 +68,11 @@ class DecodingConfig(BaseModel):
     plausibility: float = Field(
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"
     )
-    temperature: float = Field(0.0, ge=0, description="0 = greedy")
+    temperature: float = Field(0.0, ge=0, description="0 = greedy; else at least 0.001")
     top_k: int = Field(0, ge=0, description="0 disables top-k")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus mass in (0, 1]")
     min_p: float = Field(0.0, ge=0, lt=1, description="min-p ratio in [0, 1); 0 disables")
-    seed: int | None = None
+    seed: int | None = Field(None, ge=0, le=2**63 - 1, description="sampling seed, a 63-bit whole number")
     max_new_tokens: int = Field(64, ge=1)
     stop: list[str] = Field(default_factory=list, description="stop strings; generation ends before them")
     template: TemplateName = "documents_first"
@@ -159,6 +159,13 @@ class DecodingConfig(BaseModel):
         if not isinstance(value, str) or not value.strip():
             raise ValueError("must be a non-empty string, e.g. 'The documents do not say.'")
         return unicode_text(value, "abstention_text")
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature(cls, value: float) -> float:
+        if 0 < value < 1e-3:  # logits divided by it overflow: greedy is what such a temperature means
+            raise ValueError("a positive temperature must be at least 0.001; use 0 for greedy decoding")
+        return value
 
     @field_validator("rho_max")
     @classmethod

@@ -28,7 +28,7 @@ from .config import DecodingConfig
 from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .graphs import GraphPool, static_ok
-from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, with_scores
+from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, question_fits, with_scores
 from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
@@ -108,6 +108,7 @@ class GroundedDecoder:
         method: Method,
     ) -> Request:
         docs = checked_request(question, documents)
+        question_fits(self.tokenizer, self.context_window, question, config)  # before the passages are scored
         scores = check_scores(docs, scores, config.score_space)
         docs = with_scores(docs, scores)
         trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
@@ -174,14 +175,17 @@ class GroundedDecoder:
         with self._relevance_lock:
             self._relevance.clear()
 
-    def prefetch_relevance(self, requests: Sequence[tuple[Any, Any]]) -> None:
+    def prefetch_relevance(self, requests: Sequence[tuple[Any, Any]], config: DecodingConfig | None = None) -> None:
         """Score the passages of many (question, documents) requests in one packed pass before they are
         prepared one by one: the filter's cost is a prefill of every passage, and a batch's short passages
-        share forward passes. Requests that ``prepare`` will refuse are skipped here (it says why)."""
+        share forward passes. Requests that ``prepare`` will refuse are skipped here (it says why), among them,
+        given the ``config``, a question too long for the window."""
         keys = []
         for question, documents in requests:
             try:
                 docs = checked_request(question, documents)
+                if config is not None:
+                    question_fits(self.tokenizer, self.context_window, question, config)
             except (InputError, TypeError):
                 continue
             if len(docs) > 1:
@@ -387,7 +391,7 @@ class GroundedDecoder:
                 raise InputError(f"request {i + 1} is not a mapping with 'question' and 'documents' (and optional "
                                  "'scores'); pass dicts like {'question': q, 'documents': [...]}")
         if cfg.relevance_margin is not None:
-            self.prefetch_relevance([(r["question"], r["documents"]) for r in requests])
+            self.prefetch_relevance([(r["question"], r["documents"]) for r in requests], cfg)
         prepared = [
             self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
         ]

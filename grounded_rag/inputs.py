@@ -15,7 +15,7 @@ from transformers import PreTrainedTokenizerBase
 from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .methods import Method
-from .prompts import build_prompts, encode
+from .prompts import build_prompts, encode, encode_text
 from .trust import DistanceSpace, normalize_scores
 from .types import Document, Prompts
 
@@ -52,6 +52,10 @@ def as_document(doc: DocumentLike, index: int) -> Document:
             raise InputError(f"document {index + 1} is empty; remove empty passages before decoding")
         doc = Document(text=text_input(doc, f"document {index + 1}"))
     elif isinstance(doc, Mapping):
+        unknown = [str(k) for k in doc if k not in DOCUMENT_KEYS]
+        if unknown:  # a misspelt 'scor' would silently drop the score
+            raise InputError(f"document {index + 1} has key(s) {', '.join(map(repr, unknown))}; a document dict "
+                             f"takes {', '.join(DOCUMENT_KEYS)}")
         if not isinstance(doc.get("text"), str) or not doc["text"].strip():
             raise InputError(f"document {index + 1} has no text; every document needs a non-empty 'text'")
         if isinstance(doc.get("score"), bool):
@@ -72,6 +76,11 @@ def as_document(doc: DocumentLike, index: int) -> Document:
     text_input(doc.text, f"document {index + 1}")
     if doc.title is not None:
         text_input(doc.title, f"the title of document {index + 1}")
+    if isinstance(doc.id, str):  # ids and metadata come back in citations: they must encode as UTF-8 too
+        text_input(doc.id, f"the id of document {index + 1}")
+    for key, value in doc.metadata.items():
+        if isinstance(value, str):
+            text_input(value, f"metadata {key!r} of document {index + 1}")
     return doc
 
 
@@ -91,6 +100,11 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     scale) win over the documents' own. Otherwise each own score is read in ``space`` where it is declared, else in
     its item's own scale (a Document's or dict's score, a LangChain metadata relevance: cosine similarity); a score
     whose scale nobody says is refused with ``undeclared``. All or none of the documents must carry one."""
+    if isinstance(items, (str, bytes, Mapping, Document)) or (items is not None and not isinstance(items, Iterable)):
+        raise InputError(f"documents is one {type(items).__name__}, not a list of them: pass [the passage] (a str "
+                         "would otherwise become one document per character)")
+    if scores is not None and (isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable)):
+        raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
     docs: list[Document] = []
     raw: list[tuple[float, DistanceSpace | None] | None] = []
     for i, item in enumerate(items or []):
@@ -100,7 +114,7 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     if scores is not None:
         if len(scores) != len(docs):
             raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
-        return docs, [float(s) for s in scores]
+        return docs, check_scores(docs, list(scores), "raw")  # type: ignore[return-value]
     if all(r is None for r in raw):
         return docs, None
     if any(r is None for r in raw):
@@ -205,6 +219,18 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
     return [float(s) for s in scores]
 
 
+def question_fits(tokenizer: PreTrainedTokenizerBase, context_window: int, question: str, config: DecodingConfig) -> int:
+    """The question's tokens, or a ContextWindowError when the question alone leaves no room in the window: checked
+    before any passage is scored or read, since no choice of passages can make it fit."""
+    budget = context_window - config.max_new_tokens
+    tokens = len(encode_text(tokenizer, question))
+    if tokens > budget:
+        raise ContextWindowError(
+            f"the question alone has {tokens} tokens, more than the {max(budget, 0)} the model's context window of "
+            f"{context_window} leaves beside max_new_tokens={config.max_new_tokens}; shorten the question")
+    return tokens
+
+
 def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, question: str, docs: list[Document],
                 scores: list[float] | None, numbers: list[int], config: DecodingConfig, method: Method):
     """Drop the lowest-scored documents (last ones without scores) until every stream's prompt fits.
@@ -218,6 +244,17 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
             f"max_new_tokens={config.max_new_tokens} leaves no room for the prompt in the model's context "
             f"window of {context_window} tokens; set max_new_tokens well below {context_window}"
         )
+    question_tokens = question_fits(tokenizer, context_window, question, config)
+    # each passage's own tokens, counted once: a request far over the window sheds passages without re-encoding
+    # every stream's prompt for each one (the template's own tokens are not counted, so this never drops too many)
+    sizes = [len(encode_text(tokenizer, d.text)) + len(encode_text(tokenizer, d.title or "")) for d in docs]
+    while len(docs) > 1 and question_tokens + sum(sizes) - 2 * len(docs) > budget and config.overflow != "error":
+        drop = min(range(len(docs)), key=lambda i: scores[i]) if scores is not None else len(docs) - 1
+        dropped.append(docs.pop(drop))
+        numbers.pop(drop)
+        sizes.pop(drop)
+        if scores is not None:
+            scores.pop(drop)
     while True:
         prompts = build_prompts(tokenizer, question, docs, method.references, config.template,
                                 config.system_prompt, config.answer_prefix, numbers)

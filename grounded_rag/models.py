@@ -6,10 +6,11 @@ safetensors folder in a cache directory (``$GROUNDED_RAG_CACHE``, default
 ``~/.cache/grounded_rag``); later loads read that folder, which is much faster.
 
 The converted folder is written under a temporary name and renamed into place, and it carries a
-completion marker (``COMPLETE_MARKER``: every file's size and sha256) written last. Each load
-checks the sizes and the small files' checksums; ``grounded-rag prepare`` checks every checksum. A
-damaged folder is rebuilt with a warning, and temporary folders left by a killed conversion are
-removed by the next one.
+completion marker (``COMPLETE_MARKER``: every file's size and sha256) written last. Each process checks every
+file against its checksum before first use (the weights are not hashed again while their size and modification
+time are those recorded when they last matched); ``grounded-rag prepare`` hashes every file. A damaged folder, or one
+without a marker, is rebuilt with a warning, and temporary folders left by a killed conversion are removed by the
+next one.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def _manifest(folder: Path) -> dict[str, dict[str, int | str]]:
     return {
         p.name: {"size": p.stat().st_size, "sha256": sha256_of(p)}
         for p in sorted(folder.iterdir())
-        if p.is_file() and p.name != COMPLETE_MARKER
+        if p.is_file() and not p.name.startswith("grounded_rag_")  # the marker and the verification record
     }
 
 
@@ -156,26 +157,57 @@ def _write_marker(folder: Path, source_sha256: str) -> None:
     tmp.replace(folder / COMPLETE_MARKER)
 
 
+VERIFIED = "grounded_rag_verified.json"  # (size, mtime) of each large file when its checksum last matched
+_VERIFIED_HERE: set[tuple[str, int, int]] = set()  # files this process has verified
+
+
 def check_conversion(folder: Path, full: bool = False) -> str | None:
     """None if ``folder`` is a complete conversion; else what is wrong with it.
 
-    Sizes of all files and checksums of the small ones always; checksums of the weights too when
-    ``full`` (seconds for hundreds of MB)."""
+    Every file's size and checksum. A large file (the weights: about a second per 500 MB) is hashed once per process
+    and then only when its size or modification time differs from when its checksum last matched (recorded beside
+    the marker); ``full`` hashes every file regardless."""
     if not (folder / COMPLETE_MARKER).is_file():
         return "no completion marker" if folder.exists() else "not converted yet"
     try:
         files = json.loads((folder / COMPLETE_MARKER).read_text())["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return f"{COMPLETE_MARKER} is unreadable"
+    verified = _read_verified(folder)
     for name, want in files.items():
         path = folder / name
         if not path.is_file():
             return f"{name} is missing"
-        if path.stat().st_size != want["size"]:
-            return f"{name} has {path.stat().st_size} bytes, expected {want['size']} (truncated or overwritten)"
-        if (full or want["size"] < _ALWAYS_HASHED_BYTES) and sha256_of(path) != want["sha256"]:
+        stat = path.stat()
+        if stat.st_size != want["size"]:
+            return f"{name} has {stat.st_size} bytes, expected {want['size']} (truncated or overwritten)"
+        seen = (str(path), stat.st_size, stat.st_mtime_ns)
+        known = seen in _VERIFIED_HERE or verified.get(name) == [stat.st_size, stat.st_mtime_ns]
+        if (full or want["size"] < _ALWAYS_HASHED_BYTES or not known) and sha256_of(path) != want["sha256"]:
             return f"{name} does not match its recorded sha256 (corrupted)"
+        _VERIFIED_HERE.add(seen)
+        verified[name] = [stat.st_size, stat.st_mtime_ns]
+    _write_verified(folder, verified)
     return None
+
+
+def _read_verified(folder: Path) -> dict[str, list[int]]:
+    try:
+        return dict(json.loads((folder / VERIFIED).read_text()))
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def _write_verified(folder: Path, verified: dict[str, list[int]]) -> None:
+    """Best effort: a read-only cache is verified again by the next process."""
+    if verified == _read_verified(folder):
+        return
+    try:
+        tmp = folder / (VERIFIED + f".{os.getpid()}")
+        tmp.write_text(json.dumps(verified))
+        tmp.replace(folder / VERIFIED)
+    except OSError:
+        pass
 
 
 PROBE = "The capital of France is Paris, and the river is the Seine."
@@ -209,16 +241,6 @@ def _tokenizer_problem(folder: Path) -> str | None:
     return None
 
 
-def _loads(folder: Path) -> bool:
-    """Whether a folder from an older version (no marker) still loads as a model and tokenizer."""
-    try:
-        AutoTokenizer.from_pretrained(str(folder))
-        AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32)
-    except Exception:  # noqa: BLE001 - any failure means: rebuild it
-        return False
-    return True
-
-
 def _discard(folder: Path) -> None:
     """Remove a folder; renamed to a temporary name first, so a kill midway leaves only a stale
     temporary folder that the next conversion removes."""
@@ -228,8 +250,8 @@ def _discard(folder: Path) -> None:
 
 
 def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool = False) -> None:
-    """Make ``target`` a complete de-quantized copy of ``gguf``: keep a sound one, rebuild a damaged
-    one (with a warning), adopt a sound one from before markers existed, and remove temporary
+    """Make ``target`` a complete de-quantized copy of ``gguf``: keep a sound one, rebuild a damaged one or one
+    without a completion marker (with a warning: a folder nothing verified is never adopted), and remove temporary
     folders of conversions that were killed. Under a file lock: one converter at a time."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock"):
@@ -242,10 +264,6 @@ def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool
                 _write_marker(target, source_sha256)
         if problem is None:
             return
-        if problem == "no completion marker" and _loads(target):
-            _write_marker(target, source_sha256)
-            if check_conversion(target, full=full_check) is None:
-                return
         if target.exists():
             warnings.warn(f"the cached model at {target} is damaged ({problem}); rebuilding it from {gguf.name}",
                           GroundedRAGWarning, stacklevel=3)

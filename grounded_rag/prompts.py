@@ -90,6 +90,15 @@ def _chat_template_pieces(tokenizer: PreTrainedTokenizerBase, contents: Sequence
     return pieces + [layout]
 
 
+_TURN = re.compile(r"(?im)^([ \t]*)(system|user|assistant)([ \t]*):")
+
+
+def quote_turns(text: str) -> str:
+    """Untrusted text for the plain layout: a line that opens like one of its turns ("Assistant: ...") is quoted
+    ("> Assistant: ..."), so a document cannot forge a turn with the very tokens the layout's own turns are."""
+    return _TURN.sub(r"\1> \2\3:", text)
+
+
 def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> RenderedPrompt:
     """The tokenizer's chat template when it has one, else the paper's plain-text layout.
 
@@ -99,8 +108,8 @@ def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> Render
     other than trimming it, the messages are placed verbatim between the template's own pieces.
     """
     if not getattr(tokenizer, "chat_template", None):
-        return RenderedPrompt([("System: ", True), (system, False), ("\n\nUser: ", True), (user, False),
-                               ("\n\nAssistant:", True)])
+        return RenderedPrompt([("System: ", True), (quote_turns(system), False), ("\n\nUser: ", True),
+                               (quote_turns(user), False), ("\n\nAssistant:", True)])
     frame = _chat_template_pieces(tokenizer, (system, user))
     if frame is None:
         raise InputError(
@@ -162,9 +171,9 @@ def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
 
 
 def control_token_ids(tokenizer: PreTrainedTokenizerBase) -> set[int]:
-    """Ids of the tokenizer's special (control) tokens: BOS/EOS, turn markers, and every added
-    token flagged special (Gemma's ``<start_of_turn>``, SmolLM's ``<|im_start|>``, ...)."""
-    ids = {i for i, tok in tokenizer.added_tokens_decoder.items() if tok.special}
+    """Ids of the tokenizer's control tokens (:func:`control_names`): BOS/EOS, turn markers (Gemma's
+    ``<start_of_turn>``, SmolLM's ``<|im_start|>``), Gemma's ``<start_of_image>``, ... Untrusted text yields none."""
+    ids = {i for i, t in tokenizer.added_tokens_decoder.items() if t.content in control_names(tokenizer)}
     return ids | set(tokenizer.all_special_ids)
 
 
@@ -176,9 +185,43 @@ def _special_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | No
     return re.compile("(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")")
 
 
+_TEXT_LIKE = re.compile(r"\s+|</?[a-z][a-z0-9]*>")  # added tokens that are ordinary text (Gemma's "\n\n", "<td>")
+_ADDED: dict[int, re.Pattern[str] | None] = {}
+
+
+def control_names(tokenizer: PreTrainedTokenizerBase) -> set[str]:
+    """The text of every control token: special tokens, and added tokens that are not ordinary text (Gemma's
+    ``<start_of_image>`` is added but not flagged special; its whitespace runs and HTML tags are text)."""
+    names = {t.content for t in tokenizer.added_tokens_decoder.values() if t.special or not _TEXT_LIKE.fullmatch(t.content)}
+    return {n for n in names | set(tokenizer.all_special_tokens) if n}
+
+
+def _added_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | None:
+    """Every control token's text, longest first; compiled once per tokenizer."""
+    key = id(tokenizer)
+    if key not in _ADDED:
+        names = control_names(tokenizer)
+        _ADDED[key] = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))) if names \
+            else None
+    return _ADDED[key]
+
+
 def encode_text(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
-    """Token ids of untrusted text: special-token strings in it become ordinary text tokens."""
-    return tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    """Token ids of untrusted text: no control token (:func:`control_names`) comes out of it. Each control token's
+    text is cut after its first character, so it is spelt in ordinary tokens."""
+    pattern = _added_pattern(tokenizer)
+    if pattern is None or not pattern.search(text):
+        return tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    ids: list[int] = []
+    last = 0
+    for match in pattern.finditer(text):
+        for piece in (text[last:match.start()], match.group()[:1], match.group()[1:]):
+            if piece:
+                ids += tokenizer(piece, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+        last = match.end()
+    if text[last:]:
+        ids += tokenizer(text[last:], add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    return ids
 
 
 def encode(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
@@ -196,7 +239,13 @@ def encode(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
     if pieces is None:
         return tokenizer(text, add_special_tokens=plain_layout)["input_ids"]
     if plain_layout:  # the layout's own text has no control tokens; the tokenizer adds its BOS
-        return tokenizer(str(text), add_special_tokens=True, split_special_tokens=True)["input_ids"]
+        added = _added_pattern(tokenizer)
+        if added is None or not any(added.search(piece) for piece, trusted in pieces if not trusted):
+            return tokenizer(str(text), add_special_tokens=True, split_special_tokens=True)["input_ids"]
+        ids = tokenizer("", add_special_tokens=True)["input_ids"]  # the BOS alone
+        for piece, trusted in pieces:
+            ids += tokenizer(piece, add_special_tokens=False)["input_ids"] if trusted else encode_text(tokenizer, piece)
+        return ids
     pattern = _special_pattern(tokenizer)
     runs: list[str | int] = [""]  # text runs, and control token ids between them
     for piece, trusted in pieces:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -108,9 +109,21 @@ def chunk_text(text: str, chunk_chars: int = 800) -> list[str]:
     return chunks
 
 
-def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Document]:
-    """Text/markdown files into Documents titled by file name, with stable ids."""
-    out: list[Document] = []
+@dataclass(frozen=True)
+class SourceFile:
+    """One file read for a store: its key (the resolved path: the same file under any spelling), the text's version
+    (a hash: an edited file is a new version) and its chunks."""
+
+    key: str
+    version: str
+    chunks: list[Document]
+
+
+def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:
+    """Text/markdown files into chunks titled by file name. Every file is checked before any is returned (a bad one
+    refuses the whole call, so nothing is half-stored); a file named twice is read once. Chunk ids are unique to the
+    file and version, so a new version can be stored beside the old before the old is removed."""
+    sources: dict[str, SourceFile] = {}
     for name in files:
         path = Path(name)
         if not path.is_file():
@@ -119,11 +132,25 @@ def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Doc
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise InputError(f"{path} is not UTF-8 text; only text and markdown files can be ingested") from None
-        for i, chunk in enumerate(chunk_text(text, chunk_chars)):
-            digest = hashlib.sha1(f"{path.name}:{i}:{chunk}".encode()).hexdigest()[:16]
-            out.append(Document(text=chunk, title=_printable(path.stem), id=digest,
-                                metadata={"source": _printable(str(path)), "chunk": i}))
-    return out
+        if "\x00" in text:
+            raise InputError(f"{path} holds NUL bytes, so it is not text; only text and markdown files can be ingested")
+        key = _printable(str(path.resolve()))
+        if key in sources:
+            continue
+        version = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        chunks = [
+            Document(text=chunk, title=_printable(path.stem),
+                     id=hashlib.sha1(f"{key}\n{version}\n{i}".encode("utf-8", "surrogateescape")).hexdigest()[:16],
+                     metadata={"source": _printable(str(path)), "chunk": i, "file": key, "version": version})
+            for i, chunk in enumerate(chunk_text(text, chunk_chars))
+        ]
+        sources[key] = SourceFile(key, version, chunks)
+    return list(sources.values())
+
+
+def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Document]:
+    """Text/markdown files into Documents titled by file name, with ids stable for the file and its text."""
+    return [chunk for source in read_files(files, chunk_chars) for chunk in source.chunks]
 
 
 def _printable(name: str) -> str:
@@ -179,7 +206,12 @@ class ChromaStore:
         from filelock import FileLock, Timeout
 
         folder = Path(path)
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"--store {folder} is a file; name a folder for the store (it is made if missing)")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot make the store folder {folder}: {exc.strerror or exc}") from None
         lock = FileLock(str(folder / WRITE_LOCK))
         try:
             lock.acquire(timeout=WRITE_WAIT_S)
@@ -205,6 +237,42 @@ class ChromaStore:
                   "title": d.title or ""} for d in documents]
         self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)
         return len(documents)
+
+    def replace(self, sources: Sequence[SourceFile]) -> int:
+        """Each file's chunks in place of what the store held for it (an edited file leaves no stale chunk). The new
+        version is added before the old ones are deleted, so a search never finds a file missing; a writer killed
+        between the two leaves both, which the next write removes (:meth:`sweep`). Returns the chunks stored."""
+        stamp = time.time_ns()  # which version is newest, should a killed writer leave two
+        added = self.add([chunk.model_copy(update={"metadata": {**chunk.metadata, "stored": stamp}})
+                          for source in sources for chunk in source.chunks])
+        for source in sources:
+            self._delete_versions(source.key, keep=source.version)
+        return added
+
+    def remove(self, files: Iterable[str | Path]) -> int:
+        """Delete every chunk of these files (they need not exist any more). Returns the chunks deleted."""
+        return sum(self._delete_versions(_printable(str(Path(f).resolve())), keep=None) for f in files)
+
+    def sweep(self) -> int:
+        """Finish what a killed writer left: where a file has chunks of several versions, keep the newest."""
+        metas = self.collection.get(include=["metadatas"])["metadatas"] or []
+        stamps: dict[str, dict[str, int]] = {}
+        for meta in metas:
+            if meta and "file" in meta and "version" in meta:
+                seen = stamps.setdefault(meta["file"], {})
+                seen[meta["version"]] = max(seen.get(meta["version"], 0), int(meta.get("stored", 0)))
+        removed = 0
+        for key, versions in stamps.items():
+            if len(versions) > 1:
+                removed += self._delete_versions(key, keep=max(versions, key=versions.__getitem__))
+        return removed
+
+    def _delete_versions(self, key: str, keep: str | None) -> int:
+        held = self.collection.get(where={"file": key}, include=["metadatas"])
+        stale = [i for i, meta in zip(held["ids"], held["metadatas"] or []) if not meta or meta.get("version") != keep]
+        if stale:
+            self.collection.delete(ids=stale)
+        return len(stale)
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:

@@ -3,6 +3,8 @@ single-process batcher or a Ray Serve replica)."""
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import json
 import logging
 import time
@@ -24,6 +26,7 @@ from .protocol import (
     GroundedFields,
     TokenizeRequest,
     chat_response,
+    check_size,
     completion_response,
     finish_reason,
     grounding,
@@ -33,7 +36,7 @@ from .protocol import (
     validation_message,
 )
 from .settings import ServeSettings
-from .worker import Job, ModelWorker, Outcome
+from .worker import Job, ModelWorker, Outcome, Overloaded
 
 log = logging.getLogger("grounded_rag.serving")
 
@@ -55,6 +58,69 @@ def error(status: int, message: str, kind: str = "invalid_request_error", param:
     return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": code}}, status_code=status)
 
 
+class APIKeyMiddleware:
+    """Every route but ``/health`` (for load balancers) needs ``Authorization: Bearer KEY``: what the OpenAI clients
+    send from their ``api_key``. A wrong or missing key gets OpenAI's 401 before the request body is read."""
+
+    OPEN = frozenset({"/health"})
+
+    def __init__(self, app, key: str) -> None:
+        self.app, self.expected = app, b"Bearer " + key.encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["path"] not in self.OPEN:
+            given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+            if not hmac.compare_digest(given, self.expected):
+                what = "a wrong API key" if given else "no API key"
+                response = error(401, f"this server needs an API key and the request sent {what}; pass api_key="
+                                      "... to the client (it is sent as Authorization: Bearer KEY)",
+                                 kind="invalid_request_error", code="invalid_api_key")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimitMiddleware:
+    """A request body over ``limit`` bytes gets 413 as soon as its size is known (a declared Content-Length, or the
+    bytes counted as they arrive), and one that trickles in slower than ``timeout`` seconds gets 408: neither is
+    parsed or held on to. (The route's body reading passes the HTTPException on to the app's handlers.)"""
+
+    def __init__(self, app, limit: int, timeout: float) -> None:
+        self.app, self.limit, self.timeout = app, limit, timeout
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await error(413, self._too_large(int(declared)), code="request_too_large")(scope, receive, send)
+            return
+        received, whole = 0, False
+
+        async def counted():
+            nonlocal received, whole
+            if whole:  # after the body: only a disconnect can come, and the route may wait for it
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.timeout)
+            except TimeoutError:
+                raise StarletteHTTPException(408, f"the request body did not arrive within {self.timeout:.0f} s; "
+                                                  "send it whole") from None
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                whole = not message.get("more_body", False)
+                if received > self.limit:
+                    raise StarletteHTTPException(413, self._too_large(received))
+            return message
+
+        await self.app(scope, counted, send)
+
+    def _too_large(self, size: int) -> str:
+        return (f"the request body has {size} bytes or more, over this server's limit of {self.limit}; send fewer or "
+                "shorter documents")
+
+
 def create_app(backend: Backend, settings: ServeSettings | None = None,
                base_config: DecodingConfig | None = None) -> FastAPI:
     """The app; ``backend.start()``/``stop()`` (when present) run in its lifespan."""
@@ -64,6 +130,9 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     app = FastAPI(title="grounded-rag", summary="OpenAI-compatible Grounded Decoding server",
                   lifespan=_lifespan(backend))
     _install_error_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_request_bytes, timeout=settings.body_timeout_s)
+    if settings.api_key is not None:  # added last: runs first, so no body is read for a caller without the key
+        app.add_middleware(APIKeyMiddleware, key=settings.api_key.get_secret_value())
 
     def check_model(req: GroundedFields) -> JSONResponse | None:
         if req.model != backend.worker.model_name:
@@ -88,31 +157,55 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         """vLLM's ``/tokenize``: the served model's own token ids, for clients that count tokens."""
         if (bad := check_model(req)) is not None:
             return bad  # type: ignore[return-value]
-        if len(req.prompt) > settings.max_prompt_chars:
-            raise ContextWindowError(f"the prompt has {len(req.prompt)} characters, over this server's limit of "
-                                     f"{settings.max_prompt_chars}")
+        check_size(req, settings)
         tokens = await backend.worker.tokenize(req.prompt, req.add_special_tokens)
         return {"tokens": tokens, "count": len(tokens), "max_model_len": backend.worker.decoder.context_window}
 
     @app.post("/v1/chat/completions")
-    async def chat(req: ChatRequest):
+    async def chat(req: ChatRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
         job = to_job(req, req.question(), req.system(), base, settings)
         if req.stream:
-            return await _stream_response(backend, req, job, chat=True)
-        return _with_headers(chat_response(await backend.generate(job), backend.worker.model_name, req.trace))
+            return await _unless_abandoned(request, _stream_response(backend, req, job, chat=True))
+        outcome = await _unless_abandoned(request, backend.generate(job))
+        return _with_headers(chat_response(outcome, backend.worker.model_name, req.trace))
 
     @app.post("/v1/completions")
-    async def completions(req: CompletionRequest):
+    async def completions(req: CompletionRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
         job = to_job(req, req.prompt, None, base, settings)  # type: ignore[arg-type]
         if req.stream:
-            return await _stream_response(backend, req, job, chat=False)
-        return _with_headers(completion_response(await backend.generate(job), backend.worker.model_name, req.trace))
+            return await _unless_abandoned(request, _stream_response(backend, req, job, chat=False))
+        outcome = await _unless_abandoned(request, backend.generate(job))
+        return _with_headers(completion_response(outcome, backend.worker.model_name, req.trace))
 
     return app
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its answer was ready."""
+
+
+async def _unless_abandoned(request: Request, work):
+    """``work``'s result, unless the client disconnects first: then it is cancelled (a request still queued costs
+    no decoding; a stream not yet begun is skipped) and ClientGone is raised, answered with nothing."""
+    task = asyncio.ensure_future(work)
+
+    async def watch() -> None:
+        while not await request.is_disconnected():
+            await asyncio.sleep(0.25)
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if not task.done():
+        task.cancel()
+        raise ClientGone
+    return task.result()
 
 
 def _lifespan(backend: Backend):
@@ -161,6 +254,16 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ValidationError)
     async def _bad_model(_: Request, exc: ValidationError) -> JSONResponse:
         return error(400, "invalid request: " + validation_message(exc))
+
+    @app.exception_handler(Overloaded)
+    async def _busy(_: Request, exc: Overloaded) -> JSONResponse:
+        response = error(503, str(exc), kind="server_busy", code="overloaded")
+        response.headers["Retry-After"] = "1"
+        return response
+
+    @app.exception_handler(ClientGone)
+    async def _gone(_: Request, exc: ClientGone) -> JSONResponse:
+        return error(499, "the client closed the connection", code="client_closed_request")  # nobody reads it
 
     @app.exception_handler(Exception)
     async def _internal(_: Request, exc: Exception) -> JSONResponse:

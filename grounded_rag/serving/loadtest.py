@@ -5,7 +5,10 @@
 Phase 1 serves the requests one at a time (one client, ``max_batch_size=1``): the reference answers
 and the sequential throughput. Phase 2 serves the same requests from ``--concurrency`` clients at
 once through the batching server. It checks that no request is lost and that every batched answer
-equals its one-at-a-time greedy answer, and reports requests/s and tokens/s for both.
+equals its one-at-a-time greedy answer, and reports requests/s and tokens/s for both. Phase 3 sends a
+normal request beside six requests with 1 MB of text in one field each (system message, question,
+document, title, metadata, stop strings): each must be refused (413), and the normal one answered as alone;
+it reports the refusals' and the normal request's milliseconds.
 Figures depend on the machine and its load: this is a benchmark, not a test. Wall-clock figures are only
 comparable on an otherwise idle machine; tokens per CPU-second of this process are robust to other load.
 """
@@ -119,6 +122,47 @@ async def _drive(url: str, model: str, requests: list[dict[str, Any]], concurren
             "batches": health["batches"], "largest_batch": health["largest_batch"]}
 
 
+MEGABYTE = 1_000_000
+
+
+def hostile_bodies(model: str, request: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """One normal request with 1 MB of text put into one field each: what a hostile or broken client sends."""
+    big = "lorem ipsum " * (MEGABYTE // 12)
+    base = {"model": model, "messages": [{"role": "user", "content": request["question"]}], "max_tokens": 8,
+            "documents": request["documents"]}
+    doc = dict(request["documents"][0])
+    return {
+        "system message": {**base, "messages": [{"role": "system", "content": big}, *base["messages"]]},
+        "question": {**base, "messages": [{"role": "user", "content": big}]},
+        "document": {**base, "documents": [{**doc, "text": big}]},
+        "title": {**base, "documents": [{**doc, "title": big}]},
+        "metadata": {**base, "documents": [{**doc, "metadata": {"note": big}}]},
+        "stop strings": {**base, "stop": [big[:MEGABYTE // 4]] * 4},
+    }
+
+
+async def _hostile(url: str, model: str, request: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """A normal request's latency alone, then beside the hostile bodies sent at once; each refusal's status and ms."""
+    import httpx
+
+    normal = {"model": model, "messages": [{"role": "user", "content": request["question"]}],
+              "max_tokens": max_tokens, "temperature": 0, "documents": request["documents"]}
+    async with httpx.AsyncClient(base_url=url, timeout=600) as http:
+        async def timed(body: dict[str, Any]) -> tuple[int, float, str]:
+            start = time.perf_counter()
+            r = await http.post("/v1/chat/completions", json=body)
+            text = r.json()["choices"][0]["message"]["content"] if r.status_code == 200 else ""
+            return r.status_code, (time.perf_counter() - start) * 1000, text
+
+        alone = await timed(normal)
+        bodies = hostile_bodies(model, request)
+        results = await asyncio.gather(timed(normal), *[timed(b) for b in bodies.values()])
+    beside, refused = results[0], dict(zip(bodies, results[1:]))
+    return {"normal_alone_ms": round(alone[1], 1), "normal_beside_hostile_ms": round(beside[1], 1),
+            "normal_answer_unchanged": alone[0] == beside[0] == 200 and alone[2] == beside[2],
+            "refused": {k: {"status": v[0], "ms": round(v[1], 1)} for k, v in refused.items()}}
+
+
 def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model: str | None = None,
         batch_window_ms: float = 15.0, max_batch_size: int = 64) -> dict[str, Any]:
     decoder = GroundedDecoder.from_pretrained(model)
@@ -130,6 +174,7 @@ def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model
     decoder.clear_cache()
     with running_server(decoder, ServeSettings(max_batch_size=max_batch_size, batch_window_ms=batch_window_ms)) as url:
         bat = asyncio.run(_drive(url, decoder.name, requests, concurrency, max_tokens))
+        hostile = asyncio.run(_hostile(url, decoder.name, requests[0], max_tokens))
     mismatched = [i for i, (a, b) in enumerate(zip(seq["answers"], bat["answers"])) if a != b]
     report: dict[str, Any] = {
         "model": decoder.name,
@@ -154,6 +199,7 @@ def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model
             "batches": phase["batches"],
             "largest_batch": phase["largest_batch"],
         }
+    report["hostile"] = hostile
     report["speedup_tokens_per_s"] = round(report["batched"]["tokens_per_s"] / report["sequential"]["tokens_per_s"], 2)
     report["speedup_tokens_per_cpu_s"] = round(
         report["batched"]["tokens_per_cpu_s"] / report["sequential"]["tokens_per_cpu_s"], 2)
@@ -173,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     report = run(ns.requests, ns.concurrency, ns.max_tokens, ns.model, ns.batch_window_ms, ns.max_batch_size)
     print(json.dumps(report, indent=2))
     ok = not report["errors"] and report["answers_identical_to_one_at_a_time"] and not any(
-        report["lost_requests"].values())
+        report["lost_requests"].values()) and report["hostile"]["normal_answer_unchanged"] and all(
+        v["status"] == 413 for v in report["hostile"]["refused"].values())
     return 0 if ok else 1
 
 

@@ -16,11 +16,22 @@ ungrounded answer would look grounded to the client.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
@@ -45,7 +56,8 @@ class DocumentIn(BaseModel):
     text: StrictStr
     id: StrictStr | int | None = None
     title: StrictStr | None = None
-    score: float | None = Field(None, allow_inf_nan=False, description="retriever score in `score_space`")
+    score: StrictFloat | StrictInt | None = Field(None, allow_inf_nan=False,
+                                                  description="retriever score in `score_space` (a number)")
     metadata: dict[str, Any] = Field(default_factory=dict)
     trusted: StrictBool = Field(False, description="the client wrote this passage (Document.trusted), not retrieved")
 
@@ -101,7 +113,10 @@ class ChatMessage(BaseModel):
             for part in self.content:
                 if part.get("type") != "text":
                     raise InputError(f"message content part of type {part.get('type')!r} is not supported; send text")
-                parts.append(str(part.get("text", "")))
+                if not isinstance(part.get("text"), str):
+                    raise InputError(f"a text content part's 'text' is {type(part.get('text')).__name__}; send a "
+                                     "string")
+                parts.append(part["text"])
             return "".join(parts)
         return self.content or ""
 
@@ -170,6 +185,7 @@ class CompletionRequest(GroundedFields):
 def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
            settings: ServeSettings) -> Job:
     """Validate the grounded part and build the decoder's input; raises InputError with the fix."""
+    check_size(req, settings)
     problem = req.unsupported()
     if problem:
         raise InputError(problem)
@@ -180,6 +196,16 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
     return Job(question=question, documents=docs, config=config, trace=req.trace)
 
 
+def check_size(req: BaseModel, settings: ServeSettings) -> None:
+    """One budget over every text of the request (messages, system prompt, documents with their titles, ids and
+    metadata, stop strings, settings), checked before any tokenizer or model sees it, so no field is a way around it
+    and a refused request costs no model time."""
+    chars = len(json.dumps(req.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False))
+    if chars > settings.max_prompt_chars:
+        raise ContextWindowError(f"the request holds {chars} characters of text, over this server's limit of "
+                                 f"{settings.max_prompt_chars}; send fewer or shorter documents or messages")
+
+
 def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> list[Document]:
     """The request's documents as the core's, scores on the trust scale; within the server's limits."""
     if not req.documents:
@@ -187,10 +213,6 @@ def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> l
     if len(req.documents) > settings.max_documents:
         raise InputError(f"{len(req.documents)} documents exceed this server's limit of {settings.max_documents}; "
                          "send the top-ranked ones")
-    chars = len(question) + sum(len(d if isinstance(d, str) else d.text) for d in req.documents)
-    if chars > settings.max_prompt_chars:  # far past any context window: refuse before the tokenizer sees it
-        raise ContextWindowError(f"the question and documents have {chars} characters, over this server's limit of "
-                                 f"{settings.max_prompt_chars}; send fewer or shorter documents")
     for i, d in enumerate(req.documents):
         if not (d if isinstance(d, str) else d.text).strip():
             raise InputError(f"documents[{i}] has empty text; drop empty passages before sending")

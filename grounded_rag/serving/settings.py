@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
 class ServeSettings(BaseModel):
@@ -17,6 +17,8 @@ class ServeSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str | None = Field(None, description="packaged alias, .gguf file, HF id or folder; None = embedded default")
+    api_key: SecretStr | None = Field(
+        None, description="clients must send it as `Authorization: Bearer KEY` (what OpenAI clients do with api_key)")
     served_model_name: str | None = Field(None, description="the name clients pass as `model`; default: the model's")
     batch_window_ms: float = Field(15.0, ge=0, le=1000, description="how long the first request waits for others")
     max_batch_size: int = Field(32, ge=1, le=256, description="questions per batched decode")
@@ -26,5 +28,11 @@ class ServeSettings(BaseModel):
     max_tokens_limit: int = Field(1024, ge=1, description="largest max_tokens a request may ask for")
     max_documents: int = Field(64, ge=1, description="most documents in one request")
     max_prompt_chars: int = Field(
-        200_000, ge=1000, description="question + documents, in characters: refused (413) before tokenizing"
-    )
+        200_000, ge=1000, description="every text of a request (messages, documents, titles, metadata, ids, stop "
+        "strings, settings), in characters: refused (413) before any model work")
+    max_request_bytes: int = Field(
+        2_000_000, ge=4096, description="a request body's size: refused (413) before it is read whole")
+    max_queued: int = Field(
+        256, ge=1, description="requests waiting for the model (batched and streamed); past it: 503 with Retry-After")
+    body_timeout_s: float = Field(
+        30.0, gt=0, description="a client must send its request body within this many seconds (else 408)")

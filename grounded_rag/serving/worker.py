@@ -18,9 +18,19 @@ from typing import Any
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError
+from ..inputs import question_fits
 from ..methods import get_method
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
+
+
+def _question_fits(decoder: GroundedDecoder, job: Job) -> bool:
+    """Whether the job's question leaves room in the window (else _prepare refuses it, and nothing is scored)."""
+    try:
+        question_fits(decoder.tokenizer, decoder.context_window, job.question, job.config)
+    except InputError:
+        return False
+    return True
 
 
 @dataclass(eq=False)
@@ -85,7 +95,8 @@ def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: in
     groups: dict[str, list[_Prepared]] = defaultdict(list)
     # every job's passages scored for relevance in one packed pass, not job by job in _prepare (jobs that
     # _prepare will refuse are skipped here, so each still gets its own error)
-    decoder.prefetch_relevance([(j.question, j.documents) for j in jobs if j.config.relevance_margin is not None])
+    decoder.prefetch_relevance([(j.question, j.documents) for j in jobs
+                                if j.config.relevance_margin is not None and _question_fits(decoder, j)])
     for i, job in enumerate(jobs):
         try:
             prepared = _prepare(decoder, job)
@@ -119,6 +130,10 @@ class StreamHandle:
     cancelled: bool = False
 
 
+class Overloaded(Exception):
+    """More requests wait for the model than the server queues (``max_queued``): refused with 503 and Retry-After."""
+
+
 class ModelWorker:
     """Owns the decoder and the one thread that runs it."""
 
@@ -126,7 +141,8 @@ class ModelWorker:
         self.decoder = decoder
         self.settings = settings
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
-        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0}
+        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0, "refused_busy": 0}
+        self.streams_waiting = 0  # streams submitted to the model thread that have not started
 
     @property
     def model_name(self) -> str:
@@ -153,14 +169,22 @@ class ModelWorker:
         loop = asyncio.get_running_loop()
         handle = StreamHandle()
         self.stats["streams"] += 1
+        self.streams_waiting += 1
         put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)  # noqa: E731
         loop.run_in_executor(self.executor, self._stream, job, handle, put)
-        kind, value = await handle.events.get()
+        try:
+            kind, value = await handle.events.get()
+        except asyncio.CancelledError:  # the client left before its stream began: the model thread skips it
+            handle.cancelled = True
+            raise
         if kind == "error":
             raise value
         return value, self._pieces(handle, value)
 
     def _stream(self, job: Job, handle: StreamHandle, put) -> None:
+        self.streams_waiting -= 1  # an int's update is atomic under the GIL; read for the queue bound only
+        if handle.cancelled:  # the client left while it waited
+            return
         try:
             prepared = _prepare(self.decoder, job)
         except Exception as exc:  # noqa: BLE001 - re-raised on the event loop
@@ -221,15 +245,23 @@ class LocalBackend:
             fut.cancel()
         self.worker.close()
 
+    def admit(self) -> None:
+        """Refuse a new request while ``max_queued`` already wait for the model (batched or streamed)."""
+        if len(self._pending) + self.worker.streams_waiting >= self.settings.max_queued:
+            self.worker.stats["refused_busy"] += 1
+            raise Overloaded(f"{self.settings.max_queued} requests are already waiting for the model; retry shortly")
+
     async def generate(self, job: Job) -> Outcome:
         if self._task is None or self._wake is None:
             raise RuntimeError("the backend is not started (run the app under its lifespan)")
+        self.admit()
         fut = asyncio.get_running_loop().create_future()
         self._pending.append((job, fut))
         self._wake.set()
         return await fut
 
     async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
+        self.admit()
         return await self.worker.start_stream(job)
 
     async def _loop(self) -> None:

@@ -11,16 +11,32 @@ import time
 import httpx
 import openai
 
+import pytest
+
+from grounded_rag.cli import main
+
 from ..conftest import DOCUMENTS, QUESTION
 from .test_serving import free_port
 
+KEY = "gr-test-4f1c9a"
+
+
+def test_serving_beyond_loopback_needs_a_key_or_an_explicit_choice(monkeypatch, capsys):
+    """Refused before the model loads: a non-loopback bind with no key, unless the operator says so."""
+    monkeypatch.delenv("GROUNDED_RAG_API_KEY", raising=False)
+    for host in ("0.0.0.0", "::", "192.168.1.20", "my-host.example"):
+        assert main(["serve", "--host", host]) == 2
+        assert "GROUNDED_RAG_API_KEY" in capsys.readouterr().err
+
 
 def test_grounded_rag_serve_subcommand(decoder):
+    """With GROUNDED_RAG_API_KEY set, as an operator would: the key is required (OpenAI's 401 otherwise), /health
+    stays open for load balancers, and a client with the key gets the in-process answer."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "grounded_rag.cli", "serve", "--port", str(port), "--max-batch-size", "4",
          "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "GROUNDED_RAG_API_KEY": KEY},
     )
     try:
         deadline = time.monotonic() + 240
@@ -33,7 +49,13 @@ def test_grounded_rag_serve_subcommand(decoder):
                 pass
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.5)
-        client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
+        base = f"http://127.0.0.1:{port}/v1"
+        for wrong in ("sk-wrong", KEY + "x"):
+            with pytest.raises(openai.AuthenticationError, match="wrong API key"):
+                openai.OpenAI(base_url=base, api_key=wrong, max_retries=0).models.list()
+        bare = httpx.post(f"{base}/chat/completions", json={"model": decoder.name, "messages": []}, timeout=10)
+        assert bare.status_code == 401 and bare.json()["error"]["code"] == "invalid_api_key"
+        client = openai.OpenAI(base_url=base, api_key=KEY, max_retries=0)
         r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
                                            max_tokens=6, extra_body={"documents": DOCUMENTS})
         assert r.choices[0].message.content == decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=6).text

@@ -74,3 +74,70 @@ def test_a_search_embeds_the_query_as_the_ingest_embedded_the_passages(tmp_path)
     reference = ChromaStore.open(store, create=True).collection.query(query_texts=[question], n_results=3)
     assert [h.document.id for h in hits] == reference["ids"][0]
     assert [h.score for h in hits] == pytest.approx([1 - d for d in reference["distances"][0]], abs=1e-5)
+
+
+def _chunks(store) -> list[dict]:
+    got = ChromaStore.open(store).collection.get(include=["documents", "metadatas"])
+    return [{"id": i, "text": t, **m} for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])]
+
+
+def test_ingest_is_idempotent_and_an_edited_file_leaves_no_stale_chunk(tmp_path, capsys):
+    """The same file twice (also as another spelling of its path) and two files with the same text ingest without
+    error and without duplicates; an edited file's old text is no longer retrievable; --remove forgets a file."""
+    store, notes = tmp_path / "store", tmp_path / "notes.md"
+    twin = tmp_path / "sub" / "notes.md"
+    twin.parent.mkdir()
+    notes.write_text("The launch code word is Marmalade.\n\nThe office opens at nine.", encoding="utf-8")
+    twin.write_text(notes.read_text(encoding="utf-8"), encoding="utf-8")
+    spelled = str(tmp_path / "sub" / ".." / "notes.md")
+    assert main(["ingest", str(notes), str(notes), spelled, str(twin), "--store", str(store)]) == 0
+    capsys.readouterr()
+    first = _chunks(store)
+    assert len(first) == 2 and {c["file"] for c in first} == {str(notes.resolve()), str(twin.resolve())}
+
+    notes.write_text("The launch code word is Porcupine.\n\nThe office opens at nine.", encoding="utf-8")
+    assert main(["ingest", str(notes), "--store", str(store)]) == 0
+    texts = [c["text"] for c in _chunks(store) if c["file"] == str(notes.resolve())]
+    assert len(texts) == 1 and "Porcupine" in texts[0] and "Marmalade" not in texts[0]
+    hits = ChromaStore.open(store).search("What is the launch code word?", k=5)
+    assert sum("Marmalade" in h.document.text for h in hits) == 1  # the twin's copy only
+
+    notes.write_text("", encoding="utf-8")  # emptied: its chunks go, nothing new is stored
+    assert main(["ingest", str(notes), "--store", str(store)]) == 0
+    assert "no text" in capsys.readouterr().out
+    assert {c["file"] for c in _chunks(store)} == {str(twin.resolve())}
+    twin.unlink()
+    assert main(["ingest", "--remove", str(twin), "--store", str(store)]) == 0
+    assert "removed 1 chunks" in capsys.readouterr().out and _chunks(store) == []
+
+
+def test_a_writer_killed_between_adding_and_deleting_is_swept_by_the_next(tmp_path):
+    """Both versions of a file stored (as a writer killed after adding the new one leaves them): the next write keeps
+    the newest version only."""
+    from grounded_rag.retrieval import read_files
+
+    store, doc = tmp_path / "store", tmp_path / "a.md"
+    doc.write_text("Old text about the harbour.", encoding="utf-8")
+    old = read_files([doc])
+    doc.write_text("New text about the harbour.", encoding="utf-8")
+    new = read_files([doc])
+    with ChromaStore.writing(store) as s:
+        s.replace(old)
+        s.add([c.model_copy(update={"metadata": {**c.metadata, "stored": 2**62}}) for c in new[0].chunks])
+    assert len(_chunks(store)) == 2
+    other = tmp_path / "b.md"
+    other.write_text("Unrelated.", encoding="utf-8")
+    assert main(["ingest", str(other), "--store", str(store)]) == 0
+    assert sorted(c["text"] for c in _chunks(store)) == ["New text about the harbour.", "Unrelated."]
+
+
+def test_nul_files_and_a_store_that_is_a_file_are_refused(tmp_path, capsys):
+    nul, good, afile = tmp_path / "nul.md", tmp_path / "good.md", tmp_path / "store.txt"
+    nul.write_bytes(b"\x00\x00\x00")
+    good.write_text("Fine text.", encoding="utf-8")
+    afile.write_text("not a folder", encoding="utf-8")
+    assert main(["ingest", str(good), str(nul), "--store", str(tmp_path / "s")]) == 2
+    assert "NUL bytes" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists(), "a refused ingest writes nothing"
+    assert main(["ingest", str(good), "--store", str(afile)]) == 2
+    assert "is a file" in capsys.readouterr().err
