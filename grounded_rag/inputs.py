@@ -223,10 +223,15 @@ def question_fits(tokenizer: PreTrainedTokenizerBase, context_window: int, quest
     """The question's tokens, or a ContextWindowError when the question alone leaves no room in the window: checked
     before any passage is scored or read, since no choice of passages can make it fit."""
     budget = context_window - config.max_new_tokens
+    if budget <= 0:
+        raise ContextWindowError(
+            f"max_new_tokens={config.max_new_tokens} leaves no room for the prompt in the model's context "
+            f"window of {context_window} tokens; set max_new_tokens well below {context_window}"
+        )
     tokens = len(encode_text(tokenizer, question))
     if tokens > budget:
         raise ContextWindowError(
-            f"the question alone has {tokens} tokens, more than the {max(budget, 0)} the model's context window of "
+            f"the question alone has {tokens} tokens, more than the {budget} the model's context window of "
             f"{context_window} leaves beside max_new_tokens={config.max_new_tokens}; shorten the question")
     return tokens
 

@@ -10,6 +10,7 @@ prefix and the engine prefills it once.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Sequence
 from typing import Literal
 
@@ -173,8 +174,7 @@ def open_answer(prompt: RenderedPrompt, answer_prefix: str) -> RenderedPrompt:
 def control_token_ids(tokenizer: PreTrainedTokenizerBase) -> set[int]:
     """Ids of the tokenizer's control tokens (:func:`control_names`): BOS/EOS, turn markers (Gemma's
     ``<start_of_turn>``, SmolLM's ``<|im_start|>``), Gemma's ``<start_of_image>``, ... Untrusted text yields none."""
-    ids = {i for i, t in tokenizer.added_tokens_decoder.items() if t.content in control_names(tokenizer)}
-    return ids | set(tokenizer.all_special_ids)
+    return set(_controls(tokenizer)[1])
 
 
 def _special_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | None:
@@ -186,29 +186,47 @@ def _special_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | No
 
 
 _TEXT_LIKE = re.compile(r"\s+|</?[a-z][a-z0-9]*>")  # added tokens that are ordinary text (Gemma's "\n\n", "<td>")
-_ADDED: dict[int, re.Pattern[str] | None] = {}
+_ADDED: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, re.Pattern[str] | None] = weakref.WeakKeyDictionary()
+
+
+_CONTROLS: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, tuple[frozenset[str], frozenset[int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _controls(tokenizer: PreTrainedTokenizerBase) -> tuple[frozenset[str], frozenset[int]]:
+    """(texts, ids) of the tokenizer's control tokens, worked out once per tokenizer (``added_tokens_decoder``
+    rebuilds a dict of thousands of entries on every access)."""
+    key = tokenizer
+    if key not in _CONTROLS:
+        added = tokenizer.added_tokens_decoder
+        chosen = {i: t.content for i, t in added.items() if t.special or not _TEXT_LIKE.fullmatch(t.content)}
+        names = {n for n in set(chosen.values()) | set(tokenizer.all_special_tokens) if n}
+        _CONTROLS[key] = frozenset(names), frozenset(chosen) | frozenset(tokenizer.all_special_ids)
+    return _CONTROLS[key]
 
 
 def control_names(tokenizer: PreTrainedTokenizerBase) -> set[str]:
     """The text of every control token: special tokens, and added tokens that are not ordinary text (Gemma's
     ``<start_of_image>`` is added but not flagged special; its whitespace runs and HTML tags are text)."""
-    names = {t.content for t in tokenizer.added_tokens_decoder.values() if t.special or not _TEXT_LIKE.fullmatch(t.content)}
-    return {n for n in names | set(tokenizer.all_special_tokens) if n}
+    return set(_controls(tokenizer)[0])
 
 
 def _added_pattern(tokenizer: PreTrainedTokenizerBase) -> re.Pattern[str] | None:
-    """Every control token's text, longest first; compiled once per tokenizer."""
-    key = id(tokenizer)
+    """The text of every control token the tokenizer would still match in text with special-token matching off
+    (the added tokens not flagged special), longest first; compiled once per tokenizer."""
+    key = tokenizer
     if key not in _ADDED:
-        names = control_names(tokenizer)
+        names = {t.content for t in tokenizer.added_tokens_decoder.values()
+                 if not t.special and not _TEXT_LIKE.fullmatch(t.content)}
         _ADDED[key] = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))) if names \
             else None
     return _ADDED[key]
 
 
 def encode_text(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
-    """Token ids of untrusted text: no control token (:func:`control_names`) comes out of it. Each control token's
-    text is cut after its first character, so it is spelt in ordinary tokens."""
+    """Token ids of untrusted text: no control token (:func:`control_names`) comes out of it. Special-token strings
+    are split by the tokenizer itself; an added token it would still match (Gemma's ``<start_of_image>``) is cut
+    after its first character, so it is spelt in ordinary tokens too."""
     pattern = _added_pattern(tokenizer)
     if pattern is None or not pattern.search(text):
         return tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
