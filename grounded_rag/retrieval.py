@@ -140,12 +140,18 @@ def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Sour
         version = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         chunks = [
             Document(text=chunk, title=_printable(path.stem),
-                     id=hashlib.sha1(f"{key}\n{version}\n{i}".encode("utf-8", "surrogateescape")).hexdigest()[:16],
+                     id=_chunk_id(key, version, i),
                      metadata={"source": _printable(str(path)), "chunk": i, "file": key, "version": version})
             for i, chunk in enumerate(chunk_text(text, chunk_chars))
         ]
         sources[key] = SourceFile(key, version, chunks)
     return list(sources.values())
+
+
+def _chunk_id(key: str, version: str, index: int) -> str:
+    """A chunk's id: its file, the file's version and its place in it (a digest for naming, not for security)."""
+    return hashlib.sha1(f"{key}\n{version}\n{index}".encode("utf-8", "surrogateescape"),
+                        usedforsecurity=False).hexdigest()[:16]
 
 
 def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Document]:
@@ -232,7 +238,7 @@ class ChromaStore:
     def add(self, documents: Sequence[Document]) -> int:
         if not documents:
             return 0
-        ids = [d.id or hashlib.sha1(d.text.encode()).hexdigest()[:16] for d in documents]
+        ids = [d.id or hashlib.sha1(d.text.encode(), usedforsecurity=False).hexdigest()[:16] for d in documents]
         metas = [{**{k: v for k, v in d.metadata.items() if isinstance(v, (str, int, float, bool))},
                   "title": d.title or ""} for d in documents]
         self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)

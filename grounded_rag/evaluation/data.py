@@ -63,7 +63,7 @@ def load_examples(path: str | Path) -> list[Example]:
 
 def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:
     def is_validation(ex: Example) -> bool:
-        return int(hashlib.sha1(ex.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
+        return int(hashlib.sha1(ex.id.encode(), usedforsecurity=False).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
 
     return [ex for ex in examples if is_validation(ex) == (split == "validation")]
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..config import DecodingConfig
@@ -50,6 +50,37 @@ class Backend(Protocol):
     async def generate(self, job: Job) -> Outcome: ...
 
     async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]: ...
+
+
+class ErrorDetail(BaseModel):
+    message: str
+    type: str
+    param: str | None = None
+    code: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """OpenAI's error body: what every failure returns."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": what} for code, what in (
+        (400, "bad input: the message names the field and the fix"),
+        (401, "a wrong or missing API key (when the server has one)"),
+        (404, "an unknown model or route"),
+        (405, "a method the route does not take"),
+        (408, "the request body did not arrive in time"),
+        (413, "the request or prompt is over the server's limits or the model's context window"),
+        (503, "too many requests wait for the model; retry after Retry-After seconds"),
+    )
+}
+
+
+ANSWER: dict[int | str, dict[str, Any]] = {200: {
+    "description": "the answer, with its grounding; with stream=true, server-sent events ending with data: [DONE]",
+    "content": {"application/json": {}, "text/event-stream": {}}}}
 
 
 def error(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
@@ -128,7 +159,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     base = base_config or DecodingConfig()
 
     app = FastAPI(title="grounded-rag", summary="OpenAI-compatible Grounded Decoding server",
-                  lifespan=_lifespan(backend))
+                  lifespan=_lifespan(backend), responses=ERROR_RESPONSES)
     _install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_request_bytes, timeout=settings.body_timeout_s)
     if settings.api_key is not None:  # added last: runs first, so no body is read for a caller without the key
@@ -161,7 +192,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         tokens = await backend.worker.tokenize(req.prompt, req.add_special_tokens)
         return {"tokens": tokens, "count": len(tokens), "max_model_len": backend.worker.decoder.context_window}
 
-    @app.post("/v1/chat/completions")
+    @app.post("/v1/chat/completions", responses=ANSWER)
     async def chat(req: ChatRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
@@ -171,7 +202,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         outcome = await _unless_abandoned(request, backend.generate(job))
         return _with_headers(chat_response(outcome, backend.worker.model_name, req.trace))
 
-    @app.post("/v1/completions")
+    @app.post("/v1/completions", responses=ANSWER)
     async def completions(req: CompletionRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
@@ -240,8 +271,10 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error(exc.status_code, str(exc.detail), kind="not_found_error" if exc.status_code == 404 else
-                     "invalid_request_error")
+        response = error(exc.status_code, str(exc.detail), kind="not_found_error" if exc.status_code == 404 else
+                         "invalid_request_error")
+        response.headers.update(exc.headers or {})  # a 405's Allow, say
+        return response
 
     @app.exception_handler(ContextWindowError)
     async def _too_long(_: Request, exc: ContextWindowError) -> JSONResponse:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -162,7 +162,7 @@ class TokenizeRequest(BaseModel):
 class CompletionRequest(GroundedFields):
     """``POST /v1/completions``: the prompt is the question."""
 
-    prompt: StrictStr | list[StrictStr]
+    prompt: StrictStr | Annotated[list[StrictStr], Field(min_length=1, max_length=1)]
     echo: bool = False
     suffix: str | None = None
     best_of: int | None = None
