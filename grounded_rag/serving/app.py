@@ -135,7 +135,7 @@ class BodyLimitMiddleware:
                 return await receive()
             try:
                 message = await asyncio.wait_for(receive(), self.timeout)
-            except TimeoutError:
+            except asyncio.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
                 raise StarletteHTTPException(408, f"the request body did not arrive within {self.timeout:.0f} s; "
                                                   "send it whole") from None
             if message["type"] == "http.request":

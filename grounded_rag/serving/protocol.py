@@ -30,6 +30,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -162,7 +163,9 @@ class TokenizeRequest(BaseModel):
 class CompletionRequest(GroundedFields):
     """``POST /v1/completions``: the prompt is the question."""
 
-    prompt: StrictStr | Annotated[list[StrictStr], Field(min_length=1, max_length=1)]
+    # one prompt, as a string or a one-item list: said in the schema, checked (with the fix named) by _one_prompt
+    prompt: StrictStr | Annotated[list[StrictStr], WithJsonSchema(
+        {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1})]
     echo: bool = False
     suffix: str | None = None
     best_of: int | None = None
