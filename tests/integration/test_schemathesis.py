@@ -49,7 +49,8 @@ def test_no_server_error_and_every_response_as_documented(decoder, served):
     assert {f"{op.method.upper()} {op.path}" for op in operations} >= {
         "POST /v1/chat/completions", "POST /v1/completions", "POST /tokenize", "GET /v1/models", "GET /health"}
     for operation in operations:
-        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                  derandomize=True)  # the same cases on every run: CI fails on a finding, never by chance
         @given(case=operation.as_strategy())
         def run(case):
             if isinstance(case.body, dict):
