@@ -117,6 +117,7 @@ class SourceFile:
     key: str
     version: str
     chunks: list[Document]
+    given: str = ""  # the path as it was given (chunks' "source"), which stores made before keys carried alone
 
 
 def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:
@@ -144,7 +145,7 @@ def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Sour
                      metadata={"source": _printable(str(path)), "chunk": i, "file": key, "version": version})
             for i, chunk in enumerate(chunk_text(text, chunk_chars))
         ]
-        sources[key] = SourceFile(key, version, chunks)
+        sources[key] = SourceFile(key, version, chunks, _printable(str(path)))
     return list(sources.values())
 
 
@@ -253,6 +254,7 @@ class ChromaStore:
                           for source in sources for chunk in source.chunks])
         for source in sources:
             self._delete_versions(source.key, keep=source.version)
+            self._delete_unkeyed(source.given)
         return added
 
     def remove(self, files: Iterable[str | Path]) -> int:
@@ -272,6 +274,17 @@ class ChromaStore:
             if len(versions) > 1:
                 removed += self._delete_versions(key, keep=max(versions, key=versions.__getitem__))
         return removed
+
+    def _delete_unkeyed(self, given: str) -> int:
+        """A store ingested before chunks carried their file's key: that file's old chunks, found by the path as it
+        was given (the same command run again), go when the file is ingested anew."""
+        if not given:
+            return 0
+        held = self.collection.get(where={"source": given}, include=["metadatas"])
+        stale = [i for i, meta in zip(held["ids"], held["metadatas"] or []) if not meta or "file" not in meta]
+        if stale:
+            self.collection.delete(ids=stale)
+        return len(stale)
 
     def _delete_versions(self, key: str, keep: str | None) -> int:
         held = self.collection.get(where={"file": key}, include=["metadatas"])

@@ -141,3 +141,18 @@ def test_nul_files_and_a_store_that_is_a_file_are_refused(tmp_path, capsys):
     assert not (tmp_path / "s").exists(), "a refused ingest writes nothing"
     assert main(["ingest", str(good), "--store", str(afile)]) == 2
     assert "is a file" in capsys.readouterr().err
+
+
+def test_a_store_from_before_file_keys_loses_its_old_chunks_on_reingest(tmp_path, capsys):
+    """Chunks stored the old way (no file key: ids from name, index and text) are replaced when the same command is
+    run again, instead of staying beside the new ones."""
+    from grounded_rag.retrieval import read_files
+
+    store, doc = tmp_path / "store", tmp_path / "notes.md"
+    doc.write_text("The office opens at nine.", encoding="utf-8")
+    old = read_files([doc])[0].chunks[0]
+    legacy = old.model_copy(update={"id": "legacy0001", "metadata": {"source": str(doc), "chunk": 0}})
+    with ChromaStore.writing(store) as s:
+        s.add([legacy])
+    assert main(["ingest", str(doc), "--store", str(store)]) == 0
+    assert [c["id"] for c in _chunks(store)] == [old.id]
