@@ -243,13 +243,8 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
     Returns the kept documents, scores and numbers, the dropped documents, the prompts and their token ids."""
     dropped: list[Document] = []
     docs, scores, numbers = list(docs), (list(scores) if scores is not None else None), list(numbers)
+    question_tokens = question_fits(tokenizer, context_window, question, config)  # also: max_new_tokens leaves room
     budget = context_window - config.max_new_tokens
-    if budget <= 0:
-        raise ContextWindowError(
-            f"max_new_tokens={config.max_new_tokens} leaves no room for the prompt in the model's context "
-            f"window of {context_window} tokens; set max_new_tokens well below {context_window}"
-        )
-    question_tokens = question_fits(tokenizer, context_window, question, config)
     # each passage's own tokens, counted once: a request far over the window sheds passages without re-encoding
     # every stream's prompt for each one (the template's own tokens are not counted, so this never drops too many)
     sizes = [len(encode_text(tokenizer, d.text)) + len(encode_text(tokenizer, d.title or "")) for d in docs]
