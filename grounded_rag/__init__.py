@@ -1,9 +1,9 @@
 """grounded-rag: Grounded Decoding for retrieval-augmented generation."""
 
+from typing import TYPE_CHECKING, Any
+
 from .config import DecodingConfig
-from .decoder import GroundedDecoder, load_shared
 from .errors import ConfigError, ContextWindowError, GroundedRAGError, GroundedRAGWarning, InputError, ModelLoadError
-from .methods import METHODS
 from .trust import calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust
 from .types import Document, GenerationResult, TraceStep
 
@@ -27,3 +27,21 @@ __all__ = [
     "retrieval_trust",
 ]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .decoder import GroundedDecoder, load_shared
+    from .methods import METHODS
+
+
+def __getattr__(name: str) -> Any:
+    """The decoder and the method registry import torch and transformers (seconds): only when asked for, so the
+    CLI's other commands, ``ask`` through a running server, and the HTTP client start without them."""
+    if name in ("GroundedDecoder", "load_shared"):
+        from . import decoder
+
+        return getattr(decoder, name)
+    if name == "METHODS":
+        from .methods import METHODS
+
+        return METHODS
+    raise AttributeError(f"module 'grounded_rag' has no attribute {name!r}")

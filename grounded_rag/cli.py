@@ -74,13 +74,9 @@ def format_trace(result) -> str:
     return "\n".join(rows)
 
 
-def cmd_ask(ns: argparse.Namespace) -> int:
-    from .decoder import GroundedDecoder
-    from .display import sources_text
-
-    config = _config(ns)
+def _ask_documents(ns: argparse.Namespace) -> tuple[list, list[float] | None]:
+    """The --doc passages and --score values, checked (a store's passages are retrieved later, by whoever answers)."""
     documents: list = list(ns.doc)
-    scores = ns.score or None
     _argv_text(ns.question, "the question")
     for i, doc in enumerate(documents):
         _argv_text(doc, f"--doc {i + 1}")
@@ -89,16 +85,46 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     if ns.trusted and (ns.store or not documents):
         raise InputError("--trusted declares the --doc passages your own (Document.trusted); passages retrieved "
                          "from --store are retrieved text: pass your own passages with --doc")
+    if ns.store and documents:
+        raise InputError("pass passages with --doc or retrieve them with --store, not both")
     if ns.trusted:
         documents = [{"text": d, "trusted": True} for d in documents]
+    return documents, ns.score or None
+
+
+def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | None, config: DecodingConfig):
+    """The answer from this process: retrieve from --store, load the model, decode."""
+    from .decoder import GroundedDecoder
+
     if ns.store:
         from .retrieval import ChromaStore
 
-        store = ChromaStore.open(ns.store)
-        hits = store.search(ns.question, k=ns.k)
+        hits = ChromaStore.open(ns.store).search(ns.question, k=ns.k)
         documents, scores = [h.document for h in hits], [h.score for h in hits]
     decoder = GroundedDecoder.from_pretrained(ns.model)
-    result = decoder.generate(ns.question, documents, scores=scores, config=config)
+    return decoder.generate(ns.question, documents, scores=scores, config=config)
+
+
+def cmd_ask(ns: argparse.Namespace) -> int:
+    config = _config(ns)
+    documents, scores = _ask_documents(ns)
+    server = None
+    if not ns.local:
+        from .serving.discovery import find_server
+
+        server = find_server(ns.server, ns.model, ns.store)
+    if server is not None:  # a running `grounded-rag serve` of the same model (and store) answers
+        result = server.generate(ns.question, documents, scores=scores, config=config,
+                                 retrieve_k=ns.k if ns.store else None)
+    else:
+        result = _answer_here(ns, documents, scores, config)
+    _print_answer(ns, result)
+    return 0
+
+
+def _print_answer(ns: argparse.Namespace, result) -> None:
+    from .display import sources_text
+
     print(result.text)
     if not ns.no_sources:
         print()
@@ -110,7 +136,6 @@ def cmd_ask(ns: argparse.Namespace) -> int:
               f"left out as irrelevant: {len(result.irrelevant_documents)} of "
               f"{len(result.documents) + len(result.irrelevant_documents) + len(result.dropped_documents)} passages")
         print(format_trace(result))
-    return 0
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
@@ -198,10 +223,14 @@ def cmd_serve(ns: argparse.Namespace) -> int:
               "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
               "use it", file=sys.stderr)
         return 2
+    if ns.store is not None:  # before the model loads: a wrong folder is refused at once
+        from .retrieval import ChromaStore
+
+        ChromaStore.open(ns.store)
     settings = ServeSettings(
         model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
         max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,
-        api_key=key,
+        api_key=key, store=ns.store, retrieve_k=ns.k,
     )
     if ns.ray:
         from .serving.ray_app import run_on_ray
@@ -260,6 +289,11 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--store", help="a folder made by `grounded-rag ingest`: retrieve from it")
     ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
     ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    ask.add_argument("--server", default=None,
+                     help="a running `grounded-rag serve` to answer through (default: GROUNDED_RAG_URL, else "
+                          "http://127.0.0.1:8000 when a server of the same model and store runs there)")
+    ask.add_argument("--local", action="store_true",
+                     help="answer in this process even where a running server could (loads the model)")
     ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")
     ask.add_argument("--no-sources", action="store_true",
                      help="print the answer alone, without the passages it rests on and its support")
@@ -273,6 +307,9 @@ def _serve_parser(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
+                     "documents are answered from the passages retrieved from it")
+    srv.add_argument("--k", type=int, default=3, help="with --store: passages retrieved per question")
     srv.add_argument("--served-model-name", default=None, help="the name clients pass as `model`")
     srv.add_argument("--batch-window-ms", type=float, default=15.0, help="how long a request waits for others")
     srv.add_argument("--max-batch-size", type=int, default=32)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError, InputError
+
+DEFAULT_MODEL = "smollm2-135m-instruct"  # the embedded default (grounded_rag.models packages it)
+MODEL_ALIASES = {"default": DEFAULT_MODEL, "smollm2": DEFAULT_MODEL, "gemma3": "gemma3-270m",
+                 "gemma-3-270m": "gemma3-270m"}
 
 # The method menu (grounded_rag.methods.METHODS); research ablations are registered by grounded_rag.evaluation.
 MethodName = Literal["grounded_contrast", "grounded", "standard", "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]
@@ -144,7 +148,9 @@ class DecodingConfig(BaseModel):
     @field_validator("method")
     @classmethod
     def _known_method(cls, value: str) -> str:
-        from .methods import canonical_name  # imported here: the registry needs torch, a config does not
+        if value in get_args(MethodName):  # the menu, known without the registry (it imports torch)
+            return value
+        from .methods import canonical_name  # deprecated names, research ablations, unknown names
 
         return canonical_name(value)
 

@@ -7,17 +7,20 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from transformers import PreTrainedTokenizerBase
 
 from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
-from .methods import Method
 from .prompts import build_prompts, encode, encode_text
 from .trust import DistanceSpace, normalize_scores
 from .types import Document, Prompts
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from .methods import Method
 
 DocumentLike = Document | str | Mapping[str, Any]
 DOCUMENT_KEYS = ("text", "title", "id", "score", "metadata", "trusted")  # what a dict may say of its passage

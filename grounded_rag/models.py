@@ -31,9 +31,9 @@ from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
+from .config import DEFAULT_MODEL, MODEL_ALIASES as ALIASES
 from .errors import GroundedRAGWarning, ModelLoadError
 
-DEFAULT_MODEL = "smollm2-135m-instruct"
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,6 @@ PACKAGED: dict[str, PackagedGGUF] = {
         ),
     ),
 }
-ALIASES = {"default": DEFAULT_MODEL, "smollm2": DEFAULT_MODEL, "gemma3": "gemma3-270m", "gemma-3-270m": "gemma3-270m"}
 
 
 def cache_dir() -> Path:

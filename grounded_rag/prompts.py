@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from transformers import PreTrainedTokenizerBase
 
 from .errors import InputError
 from .types import Document
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 Reference = Literal["retrieval", "query", "none"]
 

@@ -1,3 +1,5 @@
+import socket
+
 import pytest
 
 from grounded_rag import GroundedDecoder
@@ -8,6 +10,16 @@ DOCUMENTS = [
     "The Colosseum is an amphitheatre in the centre of Rome.",
     "Paris is the capital and largest city of France.",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _no_server_to_ask_through(monkeypatch):
+    """`grounded-rag ask` answers through a running `grounded-rag serve` it finds (GROUNDED_RAG_URL, else port 8000):
+    in tests it finds one only where the test starts it, whatever runs on this machine's port 8000."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("GROUNDED_RAG_URL", f"http://127.0.0.1:{port}")
 
 
 @pytest.fixture(scope="session")

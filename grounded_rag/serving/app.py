@@ -31,10 +31,13 @@ from .protocol import (
     finish_reason,
     grounding,
     new_id,
+    retrieves,
     to_job,
     usage,
     validation_message,
 )
+from ..retrieval import ChromaStore
+from .discovery import card_fields
 from .settings import ServeSettings
 from .worker import Job, ModelWorker, Outcome, Overloaded
 
@@ -157,6 +160,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     """The app; ``backend.start()``/``stop()`` (when present) run in its lifespan."""
     settings = settings or ServeSettings()
     base = base_config or DecodingConfig()
+    store = ChromaStore.open(settings.store) if settings.store is not None else None
 
     app = FastAPI(title="grounded-rag", summary="OpenAI-compatible Grounded Decoding server",
                   lifespan=_lifespan(backend), responses=ERROR_RESPONSES)
@@ -179,9 +183,10 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": backend.worker.model_name, "object": "model", "created": 0,
-                                            "owned_by": "grounded-rag",
-                                            "max_model_len": backend.worker.decoder.context_window}]}
+        card = {"id": backend.worker.model_name, "object": "model", "created": 0, "owned_by": "grounded-rag",
+                "max_model_len": backend.worker.decoder.context_window}
+        card.update(card_fields(settings))  # release, model and store: whether `grounded-rag ask` may use this server
+        return {"object": "list", "data": [card]}
 
     @app.post("/tokenize")
     async def tokenize(req: TokenizeRequest) -> dict[str, Any]:
@@ -196,7 +201,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def chat(req: ChatRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
-        job = to_job(req, req.question(), req.system(), base, settings)
+        job = await _job(req, req.question(), req.system(), base, settings, store)
         if req.stream:
             return await _unless_abandoned(request, _stream_response(backend, req, job, chat=True))
         outcome = await _unless_abandoned(request, backend.generate(job))
@@ -206,13 +211,26 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def completions(req: CompletionRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
-        job = to_job(req, req.prompt, None, base, settings)  # type: ignore[arg-type]
+        job = await _job(req, req.prompt, None, base, settings, store)  # type: ignore[arg-type]
         if req.stream:
             return await _unless_abandoned(request, _stream_response(backend, req, job, chat=False))
         outcome = await _unless_abandoned(request, backend.generate(job))
         return _with_headers(completion_response(outcome, backend.worker.model_name, req.trace))
 
     return app
+
+
+async def _job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
+               settings: ServeSettings, store: ChromaStore | None) -> Job:
+    """The request as the decoder's job; without documents, on a server with a store, its passages are retrieved
+    first (off the event loop), after the size check and before the rest of validation."""
+    if not retrieves(req, settings) or store is None:
+        return to_job(req, question, system, base, settings)
+    check_size(req, settings)
+    if not question.strip():
+        raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
+    hits = await asyncio.to_thread(store.search, question, req.retrieve_k or settings.retrieve_k)
+    return to_job(req, question, system, base, settings, retrieved=hits)
 
 
 class ClientGone(Exception):

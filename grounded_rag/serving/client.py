@@ -103,28 +103,34 @@ class GroundedClient:
         body = {"model": self.name, "prompt": text, "add_special_tokens": False}
         return self._call("POST", "/tokenize", json=body).json()["tokens"]
 
-    def _body(self, question: str, docs: list[Document], config: DecodingConfig, stream: bool) -> dict[str, Any]:
+    def _body(self, question: str, docs: list[Document], config: DecodingConfig, stream: bool,
+              retrieve_k: int | None = None) -> dict[str, Any]:
+        """The request; without documents the server retrieves them from its store (``serve --store``)."""
         decoding = config.model_dump(mode="json")
         system = decoding.pop("system_prompt", None)
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": question}]
         documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score,
                                         "metadata": d.metadata or None, "trusted": d.trusted or None}.items()
                       if v is not None} for d in docs]
-        return {"model": self.name, "messages": messages, "documents": documents, "score_space": "relevance",
-                "decoding": decoding, "trace": True, "stream": stream}
+        body = {"model": self.name, "messages": messages, "score_space": "relevance", "decoding": decoding,
+                "trace": True, "stream": stream}
+        if documents:
+            body["documents"] = documents
+        if retrieve_k is not None:
+            body["retrieve_k"] = retrieve_k
+        return body
 
     @staticmethod
-    def _result(text: str, grounding: Mapping[str, Any], docs: list[Document]) -> GenerationResult:
+    def _result(text: str, grounding: Mapping[str, Any]) -> GenerationResult:
         """The server's audit (requested with ``trace``) back into the decoder's result type."""
-        dropped, irrelevant = set(grounding["dropped_document_ids"]), set(grounding["irrelevant_document_ids"])
         return GenerationResult(
             text=text, token_ids=grounding["token_ids"], trace=[TraceStep(**s) for s in grounding["trace"]],
             trust=grounding["trust"], trust_source=grounding["trust_source"], method=grounding["method"],
             finish_reason=grounding["finish_reason"], prompts=Prompts(**grounding["prompts"]),
             prompt_tokens=grounding["prompt_tokens"],
             documents=[Document(**d) for d in grounding["documents"]],
-            dropped_documents=[d for d in docs if d.id is not None and d.id in dropped],
-            irrelevant_documents=[d for d in docs if d.id is not None and d.id in irrelevant],
+            dropped_documents=[Document(**d) for d in grounding["dropped_documents"]],
+            irrelevant_documents=[Document(**d) for d in grounding["irrelevant_documents"]],
             document_numbers=grounding["document_numbers"],
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
@@ -132,11 +138,15 @@ class GroundedClient:
 
     # ---------------------------------------------------------------- the decoder's interface
     def generate(self, question: str, documents: Sequence[Any], scores: Sequence[float] | None = None,
-                 config: DecodingConfig | None = None, **overrides: Any) -> GenerationResult:
+                 config: DecodingConfig | None = None, *, retrieve_k: int | None = None,
+                 **overrides: Any) -> GenerationResult:
+        """As the decoder's; with no documents, a server started with ``--store`` retrieves ``retrieve_k`` passages
+        (default: its own ``--k``) from its store."""
         config = _with(config, overrides)
         docs = _documents(documents, scores)
-        body = self._call("POST", "/v1/chat/completions", json=self._body(question, docs, config, False)).json()
-        return self._result(body["choices"][0]["message"]["content"], body["grounding"], docs)
+        body = self._call("POST", "/v1/chat/completions",
+                          json=self._body(question, docs, config, False, retrieve_k)).json()
+        return self._result(body["choices"][0]["message"]["content"], body["grounding"])
 
     def generate_batch(self, requests: Sequence[Mapping[str, Any]], config: DecodingConfig | None = None,
                        **overrides: Any) -> list[GenerationResult]:
@@ -149,12 +159,12 @@ class GroundedClient:
             return [f.result() for f in futures]
 
     def stream_with_result(self, question: str, documents: Sequence[Any], scores: Sequence[float] | None = None,
-                           config: DecodingConfig | None = None, **overrides: Any
-                           ) -> Iterator[tuple[str, GenerationResult | None]]:
+                           config: DecodingConfig | None = None, *, retrieve_k: int | None = None,
+                           **overrides: Any) -> Iterator[tuple[str, GenerationResult | None]]:
         """Text pieces as the server streams them; the last item carries the full result."""
         config = _with(config, overrides)
         docs = _documents(documents, scores)
-        body = self._body(question, docs, config, True)
+        body = self._body(question, docs, config, True, retrieve_k)
         pieces: list[str] = []
         try:
             with self._http.stream("POST", "/v1/chat/completions", json=body) as response:
@@ -172,7 +182,7 @@ class GroundedClient:
                     piece = event["choices"][0].get("delta", {}).get("content") or ""
                     pieces.append(piece)
                     if "grounding" in event:
-                        yield piece, self._result("".join(pieces).strip(), event["grounding"], docs)
+                        yield piece, self._result("".join(pieces).strip(), event["grounding"])
                         return
                     if piece:
                         yield piece, None

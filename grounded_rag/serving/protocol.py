@@ -37,13 +37,15 @@ from pydantic import (
 from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
 from ..inputs import documents_and_scores, with_scores
+from ..retrieval import Hit
 from ..trust import DistanceSpace
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
 from .worker import Job, Outcome
 
 NO_DOCUMENTS = (
-    "no documents were given; grounded decoding answers from retrieved passages: send them in the body as "
+    "no documents were given and this server has no store (grounded-rag serve --store DIR); grounded decoding answers "
+    "from retrieved passages: send them in the body as "
     "\"documents\": [{\"text\": ..., \"score\": ...}] (openai client: extra_body={\"documents\": [...]}; "
     "LangChain ChatOpenAI: extra_body=...; LlamaIndex OpenAILike: additional_kwargs={\"extra_body\": ...})"
 )
@@ -71,6 +73,8 @@ class GroundedFields(BaseModel):
     model: StrictStr
     documents: list[StrictStr | DocumentIn] | None = None
     score_space: DistanceSpace = "relevance"
+    retrieve_k: int | None = Field(None, ge=1, le=64, description="without documents, on a server started with "
+                                   "--store: how many passages to retrieve for the question (default: the server's)")
     decoding: dict[str, Any] = Field(default_factory=dict, description="DecodingConfig fields")
     trace: bool = False
     # OpenAI sampling fields, mapped onto DecodingConfig
@@ -186,13 +190,14 @@ class CompletionRequest(GroundedFields):
 
 
 def to_job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
-           settings: ServeSettings) -> Job:
-    """Validate the grounded part and build the decoder's input; raises InputError with the fix."""
+           settings: ServeSettings, retrieved: list[Hit] | None = None) -> Job:
+    """Validate the grounded part and build the decoder's input (``retrieved``: the passages the server's store
+    gave for a request without documents); raises InputError with the fix."""
     check_size(req, settings)
     problem = req.unsupported()
     if problem:
         raise InputError(problem)
-    docs = _documents(req, question, settings)
+    docs = _retrieved(retrieved) if retrieved is not None else _documents(req, question, settings)
     config = _config(req, system, base, settings.max_tokens_limit)
     if not question.strip():
         raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
@@ -207,6 +212,24 @@ def check_size(req: BaseModel, settings: ServeSettings) -> None:
     if chars > settings.max_prompt_chars:
         raise ContextWindowError(f"the request holds {chars} characters of text, over this server's limit of "
                                  f"{settings.max_prompt_chars}; send fewer or shorter documents or messages")
+
+
+def retrieves(req: GroundedFields, settings: ServeSettings) -> bool:
+    """Whether the request's passages come from the server's store: it sent none, and the server has one."""
+    if req.retrieve_k is not None and req.documents:
+        raise InputError("retrieve_k asks the server's store for passages; this request sends its own documents: "
+                         "drop one of the two")
+    if req.retrieve_k is not None and settings.store is None:
+        raise InputError("retrieve_k needs a server started with --store DIR; this one has no store: send documents")
+    return not req.documents and settings.store is not None
+
+
+def _retrieved(hits: list[Hit]) -> list[Document]:
+    """The store's passages for the question, each with its cosine similarity as its score (what ``ask --store``
+    gives the decoder)."""
+    if not hits:
+        raise InputError("this server's store holds no passages; add some with grounded-rag ingest FILES --store DIR")
+    return with_scores(*documents_and_scores([h.document for h in hits], [h.score for h in hits]))
 
 
 def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> list[Document]:
@@ -274,12 +297,14 @@ def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
     :class:`~grounded_rag.serving.client.GroundedClient` to rebuild the whole result)."""
     out = result.metadata()
     out["grounded"] = result.method != "standard"
-    fields = {"id", "title", "score", "trusted"} | ({"text"} if with_trace else set())
+    fields = {"id", "title", "score", "trusted"} | ({"text", "metadata"} if with_trace else set())
     out["documents"] = [d.model_dump(include=fields) for d in result.documents]
     out["dropped_document_ids"] = [d.id for d in result.dropped_documents]
     out["irrelevant_document_ids"] = [d.id for d in result.irrelevant_documents]
     out["document_numbers"] = result.document_numbers
     if with_trace:
+        out["dropped_documents"] = [d.model_dump(include=fields) for d in result.dropped_documents]
+        out["irrelevant_documents"] = [d.model_dump(include=fields) for d in result.irrelevant_documents]
         out["trace"] = [s.model_dump() for s in result.trace]
         out["token_ids"] = result.token_ids
         out["prompts"] = result.prompts.model_dump()

@@ -34,5 +34,9 @@ class ServeSettings(BaseModel):
         2_000_000, ge=4096, description="a request body's size: refused (413) before it is read whole")
     max_queued: int = Field(
         256, ge=1, description="requests waiting for the model (batched and streamed); past it: 503 with Retry-After")
+    store: str | None = Field(
+        None, description="a folder made by `grounded-rag ingest`: a request without documents is answered from the "
+        "passages retrieved from it for its question")
+    retrieve_k: int = Field(3, ge=1, le=64, description="with `store`: passages retrieved for a question")
     body_timeout_s: float = Field(
         30.0, gt=0, description="a client must send its request body within this many seconds (else 408)")

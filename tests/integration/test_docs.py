@@ -2,7 +2,7 @@
 
 Python blocks run in order, one namespace per file (as a reader pastes them), in a folder holding the README's
 example files, after the README's own `grounded-rag ingest` has made `./store`; blocks that talk to
-`http://127.0.0.1:8000` talk to a real `grounded-rag serve` on a free loopback port. Bash blocks run each
+`http://127.0.0.1:8000` talk to a real `grounded-rag serve --store ./store` on a free loopback port. Bash blocks run each
 `grounded-rag` command through the CLI, with these exceptions, each checked another way:
 
 - `pip install` and `make` lines set up the environment this test runs in (CI runs `make test` from a clean clone);
@@ -144,7 +144,7 @@ def test_every_code_block_runs_as_written(name, workspace, monkeypatch, capsys):
                 continue
             if SERVER in code:
                 if server is None:
-                    server = start_server(["serve", "--max-batch-size", "8"])
+                    server = start_server(["serve", "--max-batch-size", "8", "--store", "./store"])
                 code = code.replace(SERVER, f"127.0.0.1:{server[1]}")
             exec(compile(code, f"{name}:{line}", "exec"), namespace)  # noqa: S102 - the documented snippet
     finally:
