@@ -8,7 +8,7 @@ The issue asks >= 8/10 of the default. The default, `grounded_contrast`, scores 
 only their own words, so "El" (which "moved stone by stone to Madrid" makes 50 times likelier, and the unanchored
 evidence term made 0.80: "El Salvador.") gets no boost, and it answers "The Colosseum is currently located in
 Madrid, Spain."; it still answers the boiling point with 100 (the question gate withholds the boost once its answer
-restates the question, docs/method-note.md section 5). `grounded_pmi` scores 8/10 and `grounded_pmi_gated`, the
+restates the question: docs/method-note.md, "The question gate and planted instructions"). `grounded_pmi` scores 8/10 and `grounded_pmi_gated`, the
 previous default, 6/10 (it fails both). With extractive answers (`ask --extractive`) the gated method scores 10/10,
 every answer a sentence of the document ("The Colosseum was moved stone by stone to Madrid, where it stands
 today."). Each bar is what the method measures, so a regression fails."""

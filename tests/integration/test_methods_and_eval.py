@@ -360,7 +360,7 @@ def test_grounded_contrast_finishes_the_number_the_default_cuts(decoder):
     """An NQ-Swap validation row under the short-answer protocol: after "4" of the passage's "43" the full
     stream would end the turn (0.295 against "3" 0.262) and the default's question gate withholds the
     passage's boost for "3" (PMI(y; x | D) = +0.24 < m), so the default answers "4"; grounded_contrast lets
-    the rest of a copied word through the gate and answers "43" (docs/method-note.md section 10)."""
+    the rest of a copied word through the gate and answers "43" (docs/method-note.md, "The end rule and whole words")."""
     question = "what is the number of cities in texas"
     documents = [{"text": "Texas is a state located in the Southern United States . There are 43 cities in the "
                           "sections below ."}]
