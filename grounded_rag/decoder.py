@@ -459,9 +459,10 @@ class GroundedDecoder:
         method = get_method(cfg.method)
         yield from self.stream_answer(self.prepare(question, documents, scores, cfg, method), cfg, method)
 
-    def stream_answer(self, request: Request, cfg: DecodingConfig, method: Method
+    def stream_answer(self, request: Request, config: DecodingConfig, method: Method
                       ) -> Iterator[tuple[str, GenerationResult | None]]:
         """A planned request's (:meth:`plan`) answer in pieces as it is decoded; the last item carries the result."""
+        cfg = config
         gains = self.question_gains([request]) if cfg.attribute else None
         if gains is not None and _abstains(cfg, support_of(max(gains[0])), request):
             final = self._results([_Running(request, finish="abstain")], method, cfg, gains)[0]
