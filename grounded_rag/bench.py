@@ -127,7 +127,7 @@ def _relevance_ms(decoder: GroundedDecoder, docs) -> float:
     """The relevance filter's scoring pass over the benchmark's passages, with nothing remembered."""
     decoder.clear_cache()
     start = time.perf_counter()
-    decoder.prefetch_relevance([(QUESTION, docs)])
+    decoder.plan([{"question": QUESTION, "documents": docs}], DecodingConfig(), get_method(DecodingConfig().method))
     return (time.perf_counter() - start) * 1000
 
 

@@ -230,7 +230,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     settings = ServeSettings(
         model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
         max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,
-        api_key=key, store=ns.store, retrieve_k=ns.k,
+        api_key=key, store=ns.store, retrieve_k=ns.k, rate_limit=ns.rate_limit,
     )
     if ns.ray:
         from .serving.ray_app import run_on_ray
@@ -310,6 +310,8 @@ def _serve_parser(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
                      "documents are answered from the passages retrieved from it")
     srv.add_argument("--k", type=int, default=3, help="with --store: passages retrieved per question")
+    srv.add_argument("--rate-limit", default=None, help="requests per client address, e.g. 60/minute (past it: 429 "
+                     "with Retry-After); default: none")
     srv.add_argument("--served-model-name", default=None, help="the name clients pass as `model`")
     srv.add_argument("--batch-window-ms", type=float, default=15.0, help="how long a request waits for others")
     srv.add_argument("--max-batch-size", type=int, default=32)

@@ -55,14 +55,14 @@ class DecodingConfig(BaseModel):
     knn_temperature: float = Field(1.0, gt=0, description="kNN-LM softmax temperature over -distance")
     pmi_alpha: float = Field(4.0, ge=0, description="grounded_pmi: weight of the evidence term PMI(y; D | x)")
     pmi_beta: float = Field(1.0, ge=0, description="grounded_pmi: weight of the question term PMI(y; x | D)")
-    # 1.0 and 2.0 tie on NQ-Swap validation (mean of clean 33 / 32 and injected 23 / 24); the stronger gate is
-    # kept, since the gate exists to resist planted instructions (docs/method-note.md).
+    # Chosen on NQ-Swap validation, clean and injected; on a tie the stronger gate, which exists to resist planted
+    # instructions (docs/method-note.md, "The question gate and planted instructions").
     pmi_gate: float = Field(
         2.0,
         description="grounded_pmi_gated / _anchored: the evidence boost applies only where PMI(y; x | D) > pmi_gate (nats)",
     )
-    # MemoTrap validation (100 rows, its instruction declared the user's): 0.5 / 1 / 2 -> 49 / 55 / 62 of 100, CAD's own
-    # grid there 49 / 59 / 61; NQ-Swap validation with its passage declared trusted: 32 / 41 / 42 (method note §13).
+    # Chosen on MemoTrap validation (its instruction declared the user's) and NQ-Swap validation with the passage
+    # trusted (docs/method-note.md, "Trusted documents and MemoTrap").
     trusted_beta: float = Field(
         2.0,
         ge=0,
@@ -88,8 +88,8 @@ class DecodingConfig(BaseModel):
         False,
         description="the answer is a verbatim span of one document (short factual answers; see grounded_rag.spans)",
     )
-    # 0.5 keeps the relevant passage in 98 of 100 NQ-Swap validation rows with two distractors and drops 177 of
-    # their 200 distractors (0.25: 95 and 186; 1.0: 99 and 148); docs/method-note.md section 7.
+    # Chosen on NQ-Swap validation rows with two distractors: the relevant passage kept, most distractors dropped
+    # (docs/method-note.md, "The relevance filter", has the table).
     relevance_margin: float | None = Field(
         0.5,
         ge=0,

@@ -54,6 +54,16 @@ def _passage_texts(request: Request) -> list[str]:
 
 
 @dataclass
+class _Normalised:
+    """A request after the cheap checks and before any model work (:meth:`GroundedDecoder.plan`)."""
+
+    question: str
+    documents: list[Document]
+    scores: list[float] | None
+    trust: float
+
+
+@dataclass
 class _Running:
     """Per-question bookkeeping while decoding."""
 
@@ -98,31 +108,66 @@ class GroundedDecoder:
             ids.update([source] if isinstance(source, int) else source)
         return ids
 
-    # ----------------------------------------------------------------- preparing input
-    def prepare(
-        self,
-        question: str,
-        documents: Sequence[DocumentLike],
-        scores: Sequence[float] | None,
-        config: DecodingConfig,
-        method: Method,
-    ) -> Request:
-        docs = checked_request(question, documents)
-        question_fits(self.tokenizer, self.context_window, question, config)  # before the passages are scored
-        scores = check_scores(docs, scores, config.score_space)
-        docs = with_scores(docs, scores)
-        trust = retrieval_trust(scores, config.tau_r, config.gamma, config.b)
-        keep, likelihoods = self._relevant(question, docs, config)
-        irrelevant = [d for i, d in enumerate(docs) if i not in keep]
-        docs, numbers = [docs[i] for i in keep], [i + 1 for i in keep]
-        scores = None if scores is None else [scores[i] for i in keep]
+    # ----------------------------------------------------------------- a request's way down to the engine
+    def plan(self, requests: Sequence[Mapping[str, Any]], config: DecodingConfig, method: Method,
+             raise_errors: bool = True) -> list[Request | InputError]:
+        """Every request made ready for the engine, each stage once for the whole batch: normalised (the cheap
+        checks, no model work), relevance-filtered (every request's passages scored together in one packed pass),
+        fit to the context window and rendered as matched prompts. With ``raise_errors`` the first refusal is
+        raised before any model work where it can be; without, a refused request has its InputError in its place
+        and the others go on (the server's batch of many clients' requests)."""
+        normal: list[_Normalised | InputError] = []
+        for i, r in enumerate(requests):
+            try:
+                normal.append(self._normalise(r, i, config))
+            except InputError as exc:
+                if raise_errors:
+                    raise
+                normal.append(exc)
+        if config.relevance_margin is not None:  # remembered here, read by _fit
+            self._score_relevance([_relevance_key(n.question, n.documents) for n in normal
+                                   if isinstance(n, _Normalised) and len(n.documents) > 1])
+        out: list[Request | InputError] = []
+        for n in normal:
+            try:
+                out.append(n if isinstance(n, InputError) else self._fit(n, config, method))
+            except InputError as exc:
+                if raise_errors:
+                    raise
+                out.append(exc)
+        return out
+
+    def prepare(self, question: str, documents: Sequence[DocumentLike], scores: Sequence[float] | None,
+                config: DecodingConfig, method: Method) -> Request:
+        """One request through :meth:`plan`."""
+        return self.plan([{"question": question, "documents": documents, "scores": scores}], config, method)[0]  # type: ignore[return-value]
+
+    def _normalise(self, request: Any, index: int, config: DecodingConfig) -> _Normalised:
+        """A request's question and documents checked, its question known to fit the window (before any passage is
+        scored: no choice of passages can make it fit), its scores on the trust scale."""
+        if not isinstance(request, Mapping) or "question" not in request or "documents" not in request:
+            raise InputError(f"request {index + 1} is not a mapping with 'question' and 'documents' (and optional "
+                             "'scores'); pass dicts like {'question': q, 'documents': [...]}")
+        question = request["question"]
+        docs = checked_request(question, request["documents"])
+        question_fits(self.tokenizer, self.context_window, question, config)
+        scores = check_scores(docs, request.get("scores"), config.score_space)
+        return _Normalised(question, with_scores(docs, scores), scores,
+                           retrieval_trust(scores, config.tau_r, config.gamma, config.b))
+
+    def _fit(self, n: _Normalised, config: DecodingConfig, method: Method) -> Request:
+        """The relevant passages (their scores remembered by :meth:`plan`) that fit the window, as prompts."""
+        keep, likelihoods = self._relevant(n.question, n.documents, config)
+        irrelevant = [d for i, d in enumerate(n.documents) if i not in keep]
+        docs, numbers = [n.documents[i] for i in keep], [i + 1 for i in keep]
+        scores = None if n.scores is None else [n.scores[i] for i in keep]
         docs, scores, numbers, dropped, (full, *refs), token_ids = fit_context(
-            self.tokenizer, self.context_window, question, docs, scores, numbers, config, method)
+            self.tokenizer, self.context_window, n.question, docs, scores, numbers, config, method)
         shared = common_prefix_length(token_ids) if len(token_ids) > 1 else 0
         prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
                           references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
         relevance = None if likelihoods is None else [likelihoods[k - 1] for k in numbers]
-        return Request(question, docs, scores, prompts, token_ids, trust, numbers, dropped, irrelevant, relevance)
+        return Request(n.question, docs, scores, prompts, token_ids, n.trust, numbers, dropped, irrelevant, relevance)
 
     def _relevant(self, question: str, docs: list[Document], config: DecodingConfig
                   ) -> tuple[list[int], list[float] | None]:
@@ -174,23 +219,6 @@ class GroundedDecoder:
         """Forget remembered relevance scores, so a benchmark phase pays for its own scoring."""
         with self._relevance_lock:
             self._relevance.clear()
-
-    def prefetch_relevance(self, requests: Sequence[tuple[Any, Any]], config: DecodingConfig | None = None) -> None:
-        """Score the passages of many (question, documents) requests in one packed pass before they are
-        prepared one by one: the filter's cost is a prefill of every passage, and a batch's short passages
-        share forward passes. Requests that ``prepare`` will refuse are skipped here (it says why), among them,
-        given the ``config``, a question too long for the window."""
-        keys = []
-        for question, documents in requests:
-            try:
-                docs = checked_request(question, documents)
-                if config is not None:
-                    question_fits(self.tokenizer, self.context_window, question, config)
-            except (InputError, TypeError):
-                continue
-            if len(docs) > 1:
-                keys.append(_relevance_key(question, docs))
-        self._score_relevance(keys)
 
     # ----------------------------------------------------------------- decoding
     def _graph_pool(self, on: bool | None) -> GraphPool | None:
@@ -386,26 +414,24 @@ class GroundedDecoder:
         method = get_method(cfg.method)
         if not requests:
             return []
-        for i, r in enumerate(requests):
-            if not isinstance(r, Mapping) or "question" not in r or "documents" not in r:
-                raise InputError(f"request {i + 1} is not a mapping with 'question' and 'documents' (and optional "
-                                 "'scores'); pass dicts like {'question': q, 'documents': [...]}")
-        if cfg.relevance_margin is not None:
-            self.prefetch_relevance([(r["question"], r["documents"]) for r in requests], cfg)
-        prepared = [
-            self.prepare(r["question"], r["documents"], r.get("scores"), cfg, method) for r in requests
-        ]
-        gains = self.question_gains(prepared) if cfg.attribute else None
-        running = [_Running(r) for r in prepared]
-        todo = [i for i, r in enumerate(prepared) if gains is None or not _abstains(cfg, support_of(max(gains[i])), r)]
-        for i in set(range(len(prepared))) - set(todo):
-            running[i].finish = "abstain"  # no passage is about the question: nothing to decode
+        return self.answer(self.plan(requests, cfg, method), cfg, method, **engine)  # type: ignore[arg-type]
+
+    def answer(self, requests: Sequence[Request], config: DecodingConfig, method: Method,
+               **engine: Any) -> list[GenerationResult]:
+        """Planned requests (:meth:`plan`) answered in one batched decode: abstention where no passage is about a
+        question (nothing to decode), then the engine, then each answer's citations and support."""
+        gains = self.question_gains(requests) if config.attribute else None
+        running = [_Running(r) for r in requests]
+        todo = [i for i, r in enumerate(requests)
+                if gains is None or not _abstains(config, support_of(max(gains[i])), r)]
+        for i in set(range(len(requests))) - set(todo):
+            running[i].finish = "abstain"
         if todo:
-            for decoded in self._run([prepared[i] for i in todo], cfg, method, **engine):
+            for decoded in self._run([requests[i] for i in todo], config, method, **engine):
                 pass
             for i, r in zip(todo, decoded):
                 running[i] = r
-        return self._results(running, method, cfg, gains)
+        return self._results(running, method, config, gains)
 
     def stream(
         self,
@@ -431,7 +457,12 @@ class GroundedDecoder:
         """Like :meth:`stream`, and the last item carries the full result (for integrations)."""
         cfg = self._config(config, overrides)
         method = get_method(cfg.method)
-        request = self.prepare(question, documents, scores, cfg, method)
+        yield from self.stream_answer(self.prepare(question, documents, scores, cfg, method), cfg, method)
+
+    def stream_answer(self, request: Request, config: DecodingConfig, method: Method
+                      ) -> Iterator[tuple[str, GenerationResult | None]]:
+        """A planned request's (:meth:`plan`) answer in pieces as it is decoded; the last item carries the result."""
+        cfg = config
         gains = self.question_gains([request]) if cfg.attribute else None
         if gains is not None and _abstains(cfg, support_of(max(gains[0])), request):
             final = self._results([_Running(request, finish="abstain")], method, cfg, gains)[0]

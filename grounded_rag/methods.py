@@ -377,7 +377,8 @@ def _trusted(fused: StepFusion, lp_full: torch.Tensor, lp_q: torch.Tensor, confi
         log q(y) ∝ log p_full(y) + trusted_beta [log p_full(y) - log p_q(y)]   (the boost only for document tokens)
 
     The question gate, the question term and the JS-scaled weight exist to distrust what documents dictate (an
-    instruction planted in a retrieved passage is followed just as well without the question: §5); a caller's own
+    instruction planted in a retrieved passage is followed just as well without the question: docs/method-note.md,
+    "The question gate and planted instructions"); a caller's own
     instruction ("Write a quote that ends in the word 'heavy'") has exactly that signature, and is meant to be
     obeyed. The plausibility head goes too: a model sure of a proverb's usual ending keeps the instructed word out
     of its head. The anchor stays: it is not about trust but about associations that are not evidence (CAD's

@@ -14,7 +14,7 @@ class Document(BaseModel):
     ``trusted`` declares a passage the caller wrote or vouches for (their own instruction, policy or notes), not
     retrieved text. Retrieved text is untrusted input: the default method does not let an instruction inside it
     dictate the answer. A request whose documents are *all* trusted is followed even where it dictates the answer
-    against the model's habits (docs/method-note.md section 13); one retrieved passage beside them keeps the guards on.
+    against the model's habits (docs/method-note.md, "Trusted documents and MemoTrap"); one retrieved passage beside them keeps the guards on.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -38,6 +38,7 @@ from .protocol import (
 )
 from ..retrieval import ChromaStore
 from .discovery import card_fields
+from .limits import add_rate_limit
 from .settings import ServeSettings
 from .worker import Job, ModelWorker, Outcome, Overloaded
 
@@ -217,6 +218,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
         outcome = await _unless_abandoned(request, backend.generate(job))
         return _with_headers(completion_response(outcome, backend.worker.model_name, req.trace))
 
+    add_rate_limit(app, settings, APIKeyMiddleware.OPEN)  # inside the key check: a caller without the key is not counted
     return app
 
 

@@ -7,6 +7,7 @@ from fastapi import FastAPI
 
 from ..decoder import GroundedDecoder
 from .app import create_app
+from .limits import uvicorn_options
 from .settings import ServeSettings
 from .worker import LocalBackend
 
@@ -19,4 +20,4 @@ def build_app(settings: ServeSettings | None = None, decoder: GroundedDecoder | 
 
 
 def serve(settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
-    uvicorn.run(build_app(settings), host=host, port=port, log_level=log_level)
+    uvicorn.run(build_app(settings), host=host, port=port, log_level=log_level, **uvicorn_options(settings))

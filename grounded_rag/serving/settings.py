@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 
 class ServeSettings(BaseModel):
@@ -38,5 +38,26 @@ class ServeSettings(BaseModel):
         None, description="a folder made by `grounded-rag ingest`: a request without documents is answered from the "
         "passages retrieved from it for its question")
     retrieve_k: int = Field(3, ge=1, le=64, description="with `store`: passages retrieved for a question")
+    header_timeout_s: float = Field(
+        10.0, gt=0, description="a connection must send a whole request head this many seconds after it opens (or "
+        "after its last response), else it is closed")
+    idle_timeout_s: float = Field(5.0, gt=0, description="an idle keep-alive connection is closed after this long")
+    rate_limit: str | None = Field(
+        None, description="requests per client address, e.g. '60/minute' or '10/second;300/hour' (slowapi): "
+        "past it, 429 with Retry-After; /health is not limited")
     body_timeout_s: float = Field(
         30.0, gt=0, description="a client must send its request body within this many seconds (else 408)")
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from limits import parse_many
+
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not a rate limit; write it as slowapi does, e.g. '60/minute' or "
+                             "'10/second;300/hour'") from None
+        return value

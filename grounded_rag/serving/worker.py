@@ -18,19 +18,10 @@ from typing import Any
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError
-from ..inputs import question_fits
+from ..inputs import Request
 from ..methods import get_method
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
-
-
-def _question_fits(decoder: GroundedDecoder, job: Job) -> bool:
-    """Whether the job's question leaves room in the window (else _prepare refuses it, and nothing is scored)."""
-    try:
-        question_fits(decoder.tokenizer, decoder.context_window, job.question, job.config)
-    except InputError:
-        return False
-    return True
 
 
 @dataclass(eq=False)
@@ -55,25 +46,21 @@ class Outcome:
 
 
 @dataclass
-class _Prepared:
+class _Planned:
     index: int
-    cost: int
-    prompt_tokens: int
+    request: Request
+    max_new_tokens: int
+
+    @property
+    def cost(self) -> int:
+        """Tokens the batch budget counts: every stream's prompt and answer."""
+        return sum(len(ids) + self.max_new_tokens for ids in self.request.token_ids)
 
 
-def _prepare(decoder: GroundedDecoder, job: Job) -> _Prepared:
-    """Validate one job and measure it; raises the core's InputError / ContextWindowError."""
-    with warnings.catch_warnings():  # the dropped documents are reported in the response instead
-        warnings.simplefilter("ignore", GroundedRAGWarning)
-        request = decoder.prepare(job.question, job.documents, None, job.config, get_method(job.config.method))
-    cost = sum(len(ids) + job.config.max_new_tokens for ids in request.token_ids)
-    return _Prepared(-1, cost, len(request.token_ids[0]))
-
-
-def pack(items: Sequence[_Prepared], max_batch_tokens: int) -> list[list[_Prepared]]:
+def pack(items: Sequence[_Planned], max_batch_tokens: int) -> list[list[_Planned]]:
     """Split one config group into batches under the token budget (a job over budget runs alone)."""
-    batches: list[list[_Prepared]] = []
-    current: list[_Prepared] = []
+    batches: list[list[_Planned]] = []
+    current: list[_Planned] = []
     used = 0
     for item in items:
         if current and used + item.cost > max_batch_tokens:
@@ -87,38 +74,35 @@ def pack(items: Sequence[_Prepared], max_batch_tokens: int) -> list[list[_Prepar
 
 
 def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: int) -> list[Outcome | Exception]:
-    """Decode many jobs: each config group in as few ``generate_batch`` calls as the budget allows.
-
-    A job the core refuses gets its own InputError back; the others still run. Runs on the model thread.
-    """
+    """Decode many jobs: each config group planned once (its passages scored for relevance in one packed pass), then
+    answered in as few batches as the token budget allows. A job the core refuses gets its own InputError back; the
+    others still run. Runs on the model thread."""
     out: list[Outcome | Exception | None] = [None] * len(jobs)
-    groups: dict[str, list[_Prepared]] = defaultdict(list)
-    # every job's passages scored for relevance in one packed pass, not job by job in _prepare (jobs that
-    # _prepare will refuse are skipped here, so each still gets its own error)
-    decoder.prefetch_relevance([(j.question, j.documents) for j in jobs
-                                if j.config.relevance_margin is not None and _question_fits(decoder, j)])
+    groups: dict[str, list[int]] = defaultdict(list)
     for i, job in enumerate(jobs):
-        try:
-            prepared = _prepare(decoder, job)
-        except InputError as exc:
-            out[i] = exc
-            continue
-        prepared.index = i
-        groups[job.key].append(prepared)
+        groups[job.key].append(i)
     for members in groups.values():
-        for batch in pack(members, max_batch_tokens):
-            config = jobs[batch[0].index].config
-            requests = [{"question": jobs[p.index].question, "documents": jobs[p.index].documents} for p in batch]
+        config = jobs[members[0]].config
+        method = get_method(config.method)
+        with warnings.catch_warnings():  # the dropped documents are reported in the response instead
+            warnings.simplefilter("ignore", GroundedRAGWarning)
+            planned = decoder.plan([{"question": jobs[i].question, "documents": jobs[i].documents} for i in members],
+                                   config, method, raise_errors=False)
+        ready = []
+        for i, request in zip(members, planned):
+            if isinstance(request, InputError):
+                out[i] = request
+            else:
+                ready.append(_Planned(i, request, config.max_new_tokens))
+        for batch in pack(ready, max_batch_tokens):
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", GroundedRAGWarning)
-                    results = decoder.generate_batch(requests, config=config)
+                results = decoder.answer([p.request for p in batch], config, method)
             except Exception as exc:  # noqa: BLE001 - handed to each waiting request, not swallowed
                 for p in batch:
                     out[p.index] = exc
                 continue
             for p, result in zip(batch, results):
-                out[p.index] = Outcome(result, p.prompt_tokens)
+                out[p.index] = Outcome(result, len(p.request.token_ids[0]))
     return out  # type: ignore[return-value]
 
 
@@ -185,16 +169,19 @@ class ModelWorker:
         self.streams_waiting -= 1  # an int's update is atomic under the GIL; read for the queue bound only
         if handle.cancelled:  # the client left while it waited
             return
+        method = get_method(job.config.method)
         try:
-            prepared = _prepare(self.decoder, job)
+            with warnings.catch_warnings():  # the dropped documents are reported in the response instead
+                warnings.simplefilter("ignore", GroundedRAGWarning)
+                request = self.decoder.prepare(job.question, job.documents, None, job.config, method)
         except Exception as exc:  # noqa: BLE001 - re-raised on the event loop
             put(("error", exc))
             return
-        put(("ready", prepared.prompt_tokens))
+        put(("ready", len(request.token_ids[0])))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", GroundedRAGWarning)
-                for piece, result in self.decoder.stream_with_result(job.question, job.documents, None, job.config):
+                for piece, result in self.decoder.stream_answer(request, job.config, method):
                     if handle.cancelled:  # the client went away: free the model thread
                         return
                     put(("piece", (piece, result)))

@@ -5,16 +5,20 @@ right file among the printed sources, and abstentions."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
+
+from .test_serving import local_server
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 HANDBOOK = Path(__file__).parent.parent.parent / "cookbook" / "data" / "handbook"  # the README's example files
@@ -46,16 +50,19 @@ def store(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="module")
-def answers(store) -> list[dict]:
+def answers(store, decoder) -> list[dict]:
+    """Each question through ``ask --store``, answered by a ``serve --store`` of the same store (the answer ``ask``
+    gives by itself, tests/integration/test_ask_served.py; here without loading the model 28 times)."""
     out = []
-    for row in QUESTIONS:
-        import io
-        from contextlib import redirect_stdout
-
-        printed = io.StringIO()
-        with redirect_stdout(printed):
-            assert main(["ask", row["question"], "--store", store]) == 0
-        answer, sources, withheld = read_output(printed.getvalue())
+    with local_server(decoder, store=store) as (url, _):
+        printed = []
+        for row in QUESTIONS:
+            said = io.StringIO()
+            with redirect_stdout(said):
+                assert main(["ask", row["question"], "--store", store, "--server", url]) == 0
+            printed.append(said.getvalue())
+    for row, text in zip(QUESTIONS, printed):
+        answer, sources, withheld = read_output(text)
         said = answer if withheld is None else withheld
         out.append({**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
                     "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,

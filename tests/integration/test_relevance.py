@@ -14,6 +14,7 @@ from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.scoring import PACK_LOGITS_MB, PACK_TOKENS, _bounded
 from grounded_rag.errors import ConfigError, InputError
+from grounded_rag.methods import get_method
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
 from grounded_rag.types import Citation, Document
@@ -102,8 +103,12 @@ def test_scoring_many_questions_in_packed_passes_equals_scoring_each_alone(decod
         alone = question_likelihood(decoder.model, decoder.tokenizer, question, docs, decoder.pad_id)
         assert scores == pytest.approx(alone, abs=1e-4)
     decoder.clear_cache()
-    decoder.prefetch_relevance([(c["question"], [DISTRACTOR, c["document"]]) for c in CASES] + [("bad", "not a list")])
     cfg = DecodingConfig(max_new_tokens=4)
+    planned = decoder.plan([{"question": c["question"], "documents": [DISTRACTOR, c["document"]]} for c in CASES]
+                           + [{"question": "bad", "documents": "not a list"}], cfg, get_method(cfg.method),
+                           raise_errors=False)
+    assert isinstance(planned[-1], InputError) and "must be a list" in str(planned[-1])  # refused in its place
+    assert [[d.text for d in r.documents] for r in planned[:-1]] == [[c["document"]] for c in CASES]
     kept = [decoder.generate(c["question"], [DISTRACTOR, c["document"]], config=cfg).documents for c in CASES]
     assert [[d.text for d in docs] for docs in kept] == [[c["document"]] for c in CASES]
 

@@ -22,6 +22,7 @@ from grounded_rag import DecodingConfig, Document, GroundedDecoder
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
+from grounded_rag.serving.limits import uvicorn_options
 from grounded_rag.serving.worker import LocalBackend
 from grounded_rag.trust import normalize_scores
 
@@ -97,7 +98,7 @@ def local_server(decoder: GroundedDecoder, **settings):
     port = free_port()
     backend = LocalBackend(decoder, ServeSettings(**settings))
     srv = uvicorn.Server(uvicorn.Config(create_app(backend, ServeSettings(**settings)), host="127.0.0.1", port=port,
-                                        log_level="warning"))
+                                        log_level="warning", **uvicorn_options(ServeSettings(**settings))))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     try:
