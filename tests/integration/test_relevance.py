@@ -96,7 +96,8 @@ def test_batched_equals_one_by_one_with_the_filter(decoder):
 
 def test_scoring_many_questions_in_packed_passes_equals_scoring_each_alone(decoder):
     """Every passage of every request in one call (packs of similar lengths sharing the template's head)
-    gives each question's scores as scoring it alone does; prefetching fills what ``prepare`` reads."""
+    gives each question's scores as scoring it alone does; ``plan`` scores a batch so, and refuses a bad request in
+    its place."""
     requests = [(c["question"], [Document(text=DISTRACTOR), Document(text=c["document"], title="Note")]) for c in CASES]
     together = question_likelihoods(decoder.model, decoder.tokenizer, requests, decoder.pad_id)
     for (question, docs), scores in zip(requests, together):
