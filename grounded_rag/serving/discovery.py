@@ -62,9 +62,11 @@ def find_server(url: str | None, model: str | None, store: str | None) -> Ground
     """A client of the server at ``url`` (else ``GROUNDED_RAG_URL``, else serve's default address) when it answers as
     the in-process decoder would; None when no server listens there or it differs (the answer is the same either
     way, only slower). A server given as ``url`` that cannot answer is an error saying why: the caller asked for it.
-    ``GROUNDED_RAG_API_KEY`` is sent as its key."""
-    base = (url or os.environ.get("GROUNDED_RAG_URL") or DEFAULT_URL).rstrip("/").removesuffix("/v1")
-    key = os.environ.get("GROUNDED_RAG_API_KEY") or None
+    ``GROUNDED_RAG_API_KEY`` is sent as the key to a server named by ``url`` or ``GROUNDED_RAG_URL``."""
+    named = url or os.environ.get("GROUNDED_RAG_URL")
+    base = (named or DEFAULT_URL).rstrip("/").removesuffix("/v1")
+    # the key goes only to a server the user named: whatever listens on the default port may not be theirs
+    key = (os.environ.get("GROUNDED_RAG_API_KEY") or None) if named else None
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         response = httpx.get(f"{base}/v1/models", headers=headers, timeout=PROBE_TIMEOUT_S)
