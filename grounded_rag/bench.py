@@ -269,13 +269,15 @@ def _running_server(cli: list[str], store: str, model_args: list[str]) -> Iterat
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
+    log = tempfile.TemporaryFile()  # not a pipe: a server writing to a full pipe nobody reads would stall
     proc = subprocess.Popen([*cli, "serve", "--store", store, "--port", str(port), "--log-level", "warning",
-                             *model_args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             *model_args], stdout=log, stderr=log)
     try:
         deadline = time.monotonic() + 300
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"grounded-rag serve exited: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                log.seek(0)
+                raise RuntimeError(f"grounded-rag serve exited: {log.read().decode(errors='replace')[-2000:]}")
             try:
                 if httpx.get(f"{url}/health", timeout=1).status_code == 200:
                     break
@@ -288,6 +290,7 @@ def _running_server(cli: list[str], store: str, model_args: list[str]) -> Iterat
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+        log.close()
 
 
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:

@@ -202,7 +202,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def chat(req: ChatRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
-        job = await _job(req, req.question(), req.system(), base, settings, store)
+        job = await _job(req, req.question(), req.system(), base, settings, store, backend.worker)
         if req.stream:
             return await _unless_abandoned(request, _stream_response(backend, req, job, chat=True))
         outcome = await _unless_abandoned(request, backend.generate(job))
@@ -212,7 +212,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
     async def completions(req: CompletionRequest, request: Request):
         if (bad := check_model(req)) is not None:
             return bad
-        job = await _job(req, req.prompt, None, base, settings, store)  # type: ignore[arg-type]
+        job = await _job(req, req.prompt, None, base, settings, store, backend.worker)  # type: ignore[arg-type]
         if req.stream:
             return await _unless_abandoned(request, _stream_response(backend, req, job, chat=False))
         outcome = await _unless_abandoned(request, backend.generate(job))
@@ -223,15 +223,16 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
 
 
 async def _job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
-               settings: ServeSettings, store: ChromaStore | None) -> Job:
+               settings: ServeSettings, store: ChromaStore | None, worker: ModelWorker) -> Job:
     """The request as the decoder's job; without documents, on a server with a store, its passages are retrieved
-    first (off the event loop), after the size check and before the rest of validation."""
+    first (on the model thread: the query embedding is torch work), after the size check and before the rest of
+    validation."""
     if not retrieves(req, settings) or store is None:
         return to_job(req, question, system, base, settings)
     check_size(req, settings)
     if not question.strip():
         raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
-    hits = await asyncio.to_thread(store.search, question, req.retrieve_k or settings.retrieve_k)
+    hits = await worker.call(store.search, question, req.retrieve_k or settings.retrieve_k)
     return to_job(req, question, system, base, settings, retrieved=hits)
 
 

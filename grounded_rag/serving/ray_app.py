@@ -20,7 +20,6 @@ from typing import Any
 from ray import serve
 from ray.serve import Application
 
-from ..decoder import GroundedDecoder
 from .app import create_app
 from .settings import ServeSettings
 from .worker import Job, ModelWorker, Outcome
@@ -50,7 +49,7 @@ class GroundedDeployment:
 
     def __init__(self, settings: dict[str, Any] | ServeSettings | None = None) -> None:
         self.settings = settings if isinstance(settings, ServeSettings) else ServeSettings(**(settings or {}))
-        self.worker = ModelWorker(GroundedDecoder.from_pretrained(self.settings.model), self.settings)
+        self.worker = ModelWorker.load(self.settings)
         self._decode_batch.set_max_batch_size(self.settings.max_batch_size)
         self._decode_batch.set_batch_wait_timeout_s(self.settings.batch_window_ms / 1000)
 

@@ -9,14 +9,14 @@ from ..decoder import GroundedDecoder
 from .app import create_app
 from .limits import uvicorn_options
 from .settings import ServeSettings
-from .worker import LocalBackend
+from .worker import LocalBackend, ModelWorker
 
 
 def build_app(settings: ServeSettings | None = None, decoder: GroundedDecoder | None = None) -> FastAPI:
     """Load the model (unless given) and wrap it in the batching backend and the app."""
     settings = settings or ServeSettings()
-    decoder = decoder or GroundedDecoder.from_pretrained(settings.model)
-    return create_app(LocalBackend(decoder, settings), settings)
+    worker = ModelWorker(decoder, settings) if decoder is not None else ModelWorker.load(settings)
+    return create_app(LocalBackend(settings=settings, worker=worker), settings)
 
 
 def serve(settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:

@@ -102,3 +102,14 @@ def test_a_server_with_a_store_retrieves_for_requests_without_documents(decoder,
 def test_serve_refuses_a_store_that_is_not_there(tmp_path, capsys):
     assert main(["serve", "--store", str(tmp_path / "missing"), "--port", "1"]) == 2
     assert "no Chroma store" in capsys.readouterr().err
+
+
+def test_ask_sends_its_key_to_the_server_it_was_told_of(decoder, store, capsys, monkeypatch):
+    ask = ["ask", QUESTION, "--store", store, "--max-new-tokens", "2", "--no-sources"]
+    with local_server(decoder, store=store, api_key="gr-ask-key") as (url, backend):
+        monkeypatch.delenv("GROUNDED_RAG_API_KEY", raising=False)
+        assert main([*ask, "--server", url]) == 2
+        assert "GROUNDED_RAG_API_KEY" in capsys.readouterr().err
+        monkeypatch.setenv("GROUNDED_RAG_API_KEY", "gr-ask-key")
+        assert main([*ask, "--server", url]) == 0
+        assert backend.worker.stats["batched_requests"] == 1
