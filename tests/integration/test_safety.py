@@ -1,8 +1,8 @@
 """Hostile documents and faults (issue 16): text from users and documents never becomes a control
 token, bad input gets the package's own error, and crashes leave nothing broken behind.
 
-The prompts' token ids are read where they reach the engine (a recording wrapper around the real
-``GroundedDecoder.prepare``), so each wrapper is checked on exactly what the model was fed.
+The prompts' token ids are read where they are made for the engine (a recording wrapper around the real
+``GroundedDecoder.plan``), so each wrapper is checked on exactly what the model was fed.
 """
 
 from __future__ import annotations
@@ -39,16 +39,16 @@ def gemma() -> GroundedDecoder:
 
 @pytest.fixture
 def fed(monkeypatch) -> list[list[int]]:
-    """Token ids of every prompt stream that reached the engine during the test (real prepare)."""
+    """Token ids of every prompt stream that reached the engine during the test (the real plan, recorded)."""
     seen: list[list[int]] = []
-    real = GroundedDecoder.prepare
+    real = GroundedDecoder.plan
 
     def recording(self, *args, **kwargs):
-        request = real(self, *args, **kwargs)
-        seen.extend(request.token_ids)
-        return request
+        planned = real(self, *args, **kwargs)
+        seen.extend(ids for request in planned if not isinstance(request, Exception) for ids in request.token_ids)
+        return planned
 
-    monkeypatch.setattr(GroundedDecoder, "prepare", recording)
+    monkeypatch.setattr(GroundedDecoder, "plan", recording)
     return seen
 
 
