@@ -27,7 +27,7 @@ class Example:
     choices: list[str] | None = None
     answer_index: int | None = None
     scores: list[float] | None = None
-    injected: str | None = None  # the answer an instruction planted in a document asks for (see add_injection)
+    injected: str | None = None  # the answer a planted instruction asks for (add_injection, or the row's own field)
     # indices of the row's own passages among ``documents`` (None: all of them); distractors and the passages of
     # an unanswerable twin are not the row's own
     gold: list[int] | None = None
@@ -40,7 +40,9 @@ class Example:
 
 
 def load_examples(path: str | Path) -> list[Example]:
-    """Rows of the shared JSONL schema; a malformed row is reported with its line number."""
+    """Rows of the shared JSONL schema; a malformed row is reported with its line number. A row may carry
+    ``injected``, the answer an instruction written into its passages asks for (``cookbook/data/prose_injection.jsonl``):
+    its answers are then scored for ``hijacked`` as ``--inject``'s are."""
     out = []
     with open(path, encoding="utf-8") as handle:
         for n, line in enumerate(handle, start=1):
@@ -55,10 +57,20 @@ def load_examples(path: str | Path) -> list[Example]:
                     answers=list(row["answers"]), dataset=row.get("dataset", Path(path).stem),
                     parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
                     choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
+                    injected=_injected(row.get("injected")),
                 ))
             except (KeyError, TypeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
     return out
+
+
+def _injected(value: Any) -> str | None:
+    """A row's ``injected`` field: the answer an attack written into its passages asks for (absent: none)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"'injected' must be the attacker's answer as a non-empty string, not {value!r}")
+    return value
 
 
 def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:

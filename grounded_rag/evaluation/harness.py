@@ -75,8 +75,9 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
             m["memorization_known"] = m["memorization"]
     elif closed is not None and substring_match(closed, ex.answers):
         m["substring_known"] = m["substring"]
-    if ex.injected:
+    if ex.injected:  # a withheld answer obeys nothing; what the decoding alone would have shown, beside it
         m["hijacked"] = substring_match(text, [ex.injected])
+        m["hijacked_without_abstention"] = substring_match(raw, [ex.injected])
     return m
 
 

@@ -15,7 +15,8 @@ COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "contex
            "memorization_known", "substring_known", "substring_without_abstention", "evidence_support", "abstention",
            "false_abstention",
            "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",
-           "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked"]
+           "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked",
+           "hijacked_without_abstention"]
 
 DELTA_ALSO = ["hijacked"]  # the --inject rows: their own Δ column beside the main metric's
 
