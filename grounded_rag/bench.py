@@ -263,34 +263,37 @@ def _seconds(work: Callable[[], Any]) -> float:
 @contextmanager
 def _running_server(cli: list[str], store: str, model_args: list[str]) -> Iterator[str]:
     """``grounded-rag serve --store`` on a free loopback port, until the block ends; yields its URL."""
-    import httpx
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    log = tempfile.TemporaryFile()  # not a pipe: a server writing to a full pipe nobody reads would stall
-    proc = subprocess.Popen([*cli, "serve", "--store", store, "--port", str(port), "--log-level", "warning",
-                             *model_args], stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"grounded-rag serve exited: {log.read().decode(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("grounded-rag serve did not start within 300 s")
-            time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-        log.close()
+    with tempfile.TemporaryFile() as log:  # not a pipe: a server writing to a full pipe nobody reads would stall
+        proc = subprocess.Popen([*cli, "serve", "--store", store, "--port", str(port), "--log-level", "warning",
+                                 *model_args], stdout=log, stderr=log)
+        try:
+            yield _when_healthy(proc, url, log)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+
+
+def _when_healthy(proc: subprocess.Popen, url: str, log: Any) -> str:
+    """``url`` once the server there answers /health; the server's log in the error if it exits first."""
+    import httpx
+
+    deadline = time.monotonic() + 300
+    while True:
+        if proc.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"grounded-rag serve exited: {log.read().decode(errors='replace')[-2000:]}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return url
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("grounded-rag serve did not start within 300 s")
+        time.sleep(0.5)
 
 
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:

@@ -20,6 +20,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, InputError
+from ..retrieval import ChromaStore
+from .discovery import card_fields
+from .limits import add_rate_limit
 from .protocol import (
     ChatRequest,
     CompletionRequest,
@@ -36,9 +39,6 @@ from .protocol import (
     usage,
     validation_message,
 )
-from ..retrieval import ChromaStore
-from .discovery import card_fields
-from .limits import add_rate_limit
 from .settings import ServeSettings
 from .worker import Job, ModelWorker, Outcome, Overloaded
 
@@ -160,15 +160,20 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
                base_config: DecodingConfig | None = None) -> FastAPI:
     """The app; ``backend.start()``/``stop()`` (when present) run in its lifespan."""
     settings = settings or ServeSettings()
-    base = base_config or DecodingConfig()
-    store = ChromaStore.open(settings.store) if settings.store is not None else None
-
     app = FastAPI(title="grounded-rag", summary="OpenAI-compatible Grounded Decoding server",
                   lifespan=_lifespan(backend), responses=ERROR_RESPONSES)
     _install_error_handlers(app)
+    _add_routes(app, backend, settings, base_config or DecodingConfig())
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_request_bytes, timeout=settings.body_timeout_s)
+    add_rate_limit(app, settings, APIKeyMiddleware.OPEN)  # inside the key check: a caller without it is not counted
     if settings.api_key is not None:  # added last: runs first, so no body is read for a caller without the key
         app.add_middleware(APIKeyMiddleware, key=settings.api_key.get_secret_value())
+    return app
+
+
+def _add_routes(app: FastAPI, backend: Backend, settings: ServeSettings, base: DecodingConfig) -> None:
+    """The OpenAI-compatible routes, /tokenize and /health."""
+    store = ChromaStore.open(settings.store) if settings.store is not None else None
 
     def check_model(req: GroundedFields) -> JSONResponse | None:
         if req.model != backend.worker.model_name:
@@ -217,9 +222,6 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
             return await _unless_abandoned(request, _stream_response(backend, req, job, chat=False))
         outcome = await _unless_abandoned(request, backend.generate(job))
         return _with_headers(completion_response(outcome, backend.worker.model_name, req.trace))
-
-    add_rate_limit(app, settings, APIKeyMiddleware.OPEN)  # inside the key check: a caller without the key is not counted
-    return app
 
 
 async def _job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,

@@ -23,7 +23,7 @@ def closed_by_server(sock: socket.socket) -> bool:
         while sock.recv(4096):
             pass
         return True
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return False
     except ConnectionResetError:
         return True
