@@ -33,6 +33,9 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
                         "below the best passage's")
     parser.add_argument("--all-documents", action="store_true",
                         help="read every passage, however unrelated to the question (no relevance filter)")
+    parser.add_argument("--no-screening", action="store_true",
+                        help="read every sentence of the passages as written, including those that address the model "
+                        "(instructions, chat turns, control markup), which are otherwise withheld")
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
     parser.add_argument("--support-threshold", type=float,
@@ -49,7 +52,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
         extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
-        support_threshold=ns.support_threshold, abstention_text=ns.abstention_text,
+        screen_instructions=not ns.no_screening, support_threshold=ns.support_threshold, abstention_text=ns.abstention_text,
     )
 
 
@@ -335,7 +338,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--data", action="append", required=True)
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
-                    "with +extractive, +relevant or +prompted")
+                    "with +extractive, +relevant, +screened or +prompted")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=int, default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])

@@ -96,6 +96,12 @@ class DecodingConfig(BaseModel):
         description="leave out documents whose question likelihood is more than this many nats per question token "
         "below the best document's (see grounded_rag.relevance); None keeps every document",
     )
+    screen_instructions: bool = Field(
+        True,
+        description="withhold the sentences of retrieved passages (and titles) that address the model: instructions, "
+        "chat turns, control markup, orders in disguise (grounded_rag.screening); GenerationResult.withheld lists "
+        "them. The caller's own passages (Document.trusted) are read as written",
+    )
     attribute: bool = Field(
         True,
         description="cite, for every span of the answer, the passage and the span of it that supports it, and score "

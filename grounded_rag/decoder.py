@@ -33,11 +33,12 @@ from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
 from .relevance import question_likelihoods, relevant
+from .screening import screen_documents
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_batch_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
-from .types import Citation, Document, GenerationResult, Prompts, TraceStep
+from .types import Citation, Document, GenerationResult, Prompts, TraceStep, WithheldText
 
 _Key = tuple[str, tuple[tuple[str | None, str], ...] | None]
 
@@ -61,6 +62,7 @@ class _Normalised:
     documents: list[Document]
     scores: list[float] | None
     trust: float
+    withheld: list[WithheldText] = field(default_factory=list)  # what screening took out of the documents
 
 
 @dataclass
@@ -152,8 +154,9 @@ class GroundedDecoder:
         docs = checked_request(question, request["documents"])
         question_fits(self.tokenizer, self.context_window, question, config)
         scores = check_scores(docs, request.get("scores"), config.score_space)
+        docs, withheld = screen_documents(docs) if config.screen_instructions else (docs, [])
         return _Normalised(question, with_scores(docs, scores), scores,
-                           retrieval_trust(scores, config.tau_r, config.gamma, config.b))
+                           retrieval_trust(scores, config.tau_r, config.gamma, config.b), withheld)
 
     def _fit(self, n: _Normalised, config: DecodingConfig, method: Method) -> Request:
         """The relevant passages (their scores remembered by :meth:`plan`) that fit the window, as prompts."""
@@ -167,7 +170,8 @@ class GroundedDecoder:
         prompts = Prompts(full=full, reference=refs[0] if refs else None, reference_kind=method.reference,
                           references=refs, reference_kinds=list(method.references), shared_prefix_tokens=shared)
         relevance = None if likelihoods is None else [likelihoods[k - 1] for k in numbers]
-        return Request(n.question, docs, scores, prompts, token_ids, n.trust, numbers, dropped, irrelevant, relevance)
+        return Request(n.question, docs, scores, prompts, token_ids, n.trust, numbers, dropped, irrelevant, relevance,
+                       n.withheld)
 
     def _relevant(self, question: str, docs: list[Document], config: DecodingConfig
                   ) -> tuple[list[int], list[float] | None]:
@@ -364,6 +368,7 @@ class GroundedDecoder:
             documents=req.documents,
             dropped_documents=req.dropped,
             irrelevant_documents=req.irrelevant,
+            withheld=req.withheld,
             document_numbers=req.numbers,
             citations=[] if withheld else citations,
             support=support_,

@@ -30,7 +30,11 @@ def _quote(doc: Document, citation: Citation) -> str:
 
 def sources_text(result: GenerationResult, width: int = 100) -> str:
     """The lines ``grounded-rag ask`` prints under the answer: each cited passage and its supporting spans, the
-    support score, and what an abstention withheld."""
+    support score, what an abstention withheld, and the passages' sentences withheld as addressed to the model."""
+    return "\n".join(_source_lines(result, width) + _withheld_lines(result, width))
+
+
+def _source_lines(result: GenerationResult, width: int) -> list[str]:
     lines = []
     if result.abstained:
         why = "no passage is about the question" if result.unsupported_answer is None else \
@@ -38,9 +42,9 @@ def sources_text(result: GenerationResult, width: int = 100) -> str:
         lines.append(f"(abstained: {why}; support {_support(result)})")
         if result.unsupported_answer is not None:
             lines.append(f"withheld answer: {result.unsupported_answer}")
-        return "\n".join(lines)
+        return lines
     if not result.citations:
-        return f"Sources: none cited (support {_support(result)})"
+        return [f"Sources: none cited (support {_support(result)})"]
     lines.append(f"Sources (support {_support(result)}):")
     for number in dict.fromkeys(c.document for c in result.citations):
         lines.append("  " + document_label(result, number))
@@ -54,7 +58,20 @@ def sources_text(result: GenerationResult, width: int = 100) -> str:
             else:
                 body = f'"{said}": raised by reading this passage (+{c.evidence:.1f} nats a token)'
             lines.append(textwrap.fill(body, width, initial_indent="      ", subsequent_indent="        "))
-    return "\n".join(lines)
+    return lines
+
+
+def _withheld_lines(result: GenerationResult, width: int) -> list[str]:
+    """Each sentence screening withheld (DecodingConfig.screen_instructions), so a user sees what was not read."""
+    if not result.withheld:
+        return []
+    lines = ["Withheld, as addressed to the model:"]
+    for w in result.withheld:
+        where = f"Doc {w.document}" + (" title" if w.field == "title" else "")
+        text = w.text if len(w.text) <= 160 else w.text[:157] + "..."
+        lines.append(textwrap.fill(f'{where} ({w.rule}): "{text}"', width, initial_indent="  ",
+                                   subsequent_indent="    "))
+    return lines
 
 
 def _support(result: GenerationResult) -> str:

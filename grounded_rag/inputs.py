@@ -15,7 +15,7 @@ from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .prompts import build_prompts, encode, encode_text
 from .trust import DistanceSpace, normalize_scores
-from .types import Document, Prompts
+from .types import Document, Prompts, WithheldText
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -42,6 +42,7 @@ class Request:
     irrelevant: list[Document] = field(default_factory=list)
     # each kept document's question likelihood (grounded_rag.relevance), where the relevance filter scored them
     relevance: list[float] | None = None
+    withheld: list[WithheldText] = field(default_factory=list)  # sentences screening took out (grounded_rag.screening)
 
     @property
     def trusted(self) -> bool:

@@ -78,6 +78,16 @@ class Citation(BaseModel):
         None, description="mean log-probability gain of the span's tokens from reading this passage alone, in nats")
 
 
+class WithheldText(BaseModel):
+    """A sentence of a passage (or its title) withheld because it addresses the model rather than stating a fact
+    (DecodingConfig.screen_instructions; grounded_rag.screening)."""
+
+    document: int = Field(description="the passage's 1-based number in the caller's list (its 'Doc k')")
+    field: Literal["text", "title"] = "text"
+    text: str = Field(description="the withheld sentence as the passage wrote it")
+    rule: str = Field(description="what it was taken for: markup, turn, reader, order, answer or foreign")
+
+
 class GenerationResult(BaseModel):
     """Everything one ``generate`` call produced, so users can audit the grounding."""
 
@@ -96,6 +106,10 @@ class GenerationResult(BaseModel):
     irrelevant_documents: list[Document] = Field(
         default_factory=list, description="left out as not about the question (DecodingConfig.relevance_margin)"
     )
+    withheld: list[WithheldText] = Field(
+        default_factory=list,
+        description="sentences of the passages withheld before decoding: they addressed the model (instructions, chat "
+        "turns, control markup), so no stream read them")
     document_numbers: list[int] = Field(
         default_factory=list,
         description="each document's 1-based position in the caller's list: the 'Doc k' the prompt shows it as "
@@ -138,6 +152,7 @@ class GenerationResult(BaseModel):
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),
+            "withheld": [w.model_dump() for w in self.withheld],
             "document_numbers": self.document_numbers,
         }
 

@@ -7,7 +7,9 @@ what each leaves out; ``docs/method-note.md`` why each part exists.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+
+import torch
 
 from .. import schedule
 from ..methods import (
@@ -16,8 +18,11 @@ from ..methods import (
     END_RULE,
     QUERY,
     RET,
+    FuseRule,
     Method,
     PmiRule,
+    StepFusion,
+    StepInputs,
     arithmetic_rule,
     barycenter,
     register_ablation,
@@ -28,11 +33,28 @@ WHOLE_WORDS_OFF = replace(CONTRAST, name="grounded_pmi_anchored", fuse=PmiRule(g
                           post=(END_RULE,), reads=frozenset({"document_tokens", "trusted"}),
                           description="the default without whole words: its question gate judges each token alone, "
                           "and the answer may stop inside a word it copies (the default before whole words)")
+
+
+@dataclass(frozen=True)
+class EveryRowTrusted:
+    """``rule`` reading every row's documents as the caller's own: the question gate off everywhere, replaced by the
+    trusted rule (CAD's contrast at ``trusted_beta``, anchored). With ``+screened`` this asks whether withholding the
+    sentences that address the model can stand in for the gate, so that statements get the evidence boost in full."""
+
+    rule: FuseRule
+
+    def __call__(self, x: StepInputs) -> StepFusion:
+        return self.rule(replace(x, trusted=torch.ones_like(x.trust, dtype=torch.bool)))
+
+
 ABLATIONS: tuple[Method, ...] = (
     replace(CONTRAST, name="pmi_words_cut", post=(END_RULE,),
             description="the default, except that the answer may end or break off inside a word it copies"),
     replace(CONTRAST, name="pmi_words_untrusting", reads=CONTRAST.reads - {"trusted"},
             description="the default reading every document as retrieved text (Document.trusted ignored)"),
+    replace(CONTRAST, name="pmi_words_trusting", fuse=EveryRowTrusted(CONTRAST.fuse),
+            description="the default reading every document as the caller's own: no question gate (run it "
+            "+screened: sentences that address the model withheld instead)"),
     WHOLE_WORDS_OFF,
     replace(WHOLE_WORDS_OFF, name="pmi_anchored_fused_ends", post=(),
             description="grounded_pmi_anchored whose fused step also decides where the answer ends"),

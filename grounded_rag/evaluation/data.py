@@ -32,6 +32,8 @@ class Example:
     # an unanswerable twin are not the row's own
     gold: list[int] | None = None
     unanswerable: bool = False  # the row's own passages were replaced by other rows' (make_unanswerable)
+    # rows of one group (the settings of one counterfactual) fall in the same split, so tuning never sees a test fact
+    group: str | None = None
 
     @property
     def gold_numbers(self) -> set[int]:
@@ -42,7 +44,8 @@ class Example:
 def load_examples(path: str | Path) -> list[Example]:
     """Rows of the shared JSONL schema; a malformed row is reported with its line number. A row may carry
     ``injected``, the answer an instruction written into its passages asks for (``cookbook/data/prose_injection.jsonl``):
-    its answers are then scored for ``hijacked`` as ``--inject``'s are."""
+    its answers are then scored for ``hijacked`` as ``--inject``'s are; and ``group``, which rows share a split
+    (``cookbook/data/counterfactuals.jsonl``: the settings of one fact)."""
     out = []
     with open(path, encoding="utf-8") as handle:
         for n, line in enumerate(handle, start=1):
@@ -58,6 +61,7 @@ def load_examples(path: str | Path) -> list[Example]:
                     parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
                     choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
                     injected=_injected(row.get("injected")),
+                    group=None if row.get("group") is None else str(row["group"]),
                 ))
             except (KeyError, TypeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
@@ -75,7 +79,8 @@ def _injected(value: Any) -> str | None:
 
 def split_examples(examples: Sequence[Example], split: str, validation_fraction: float = 0.3) -> list[Example]:
     def is_validation(ex: Example) -> bool:
-        return int(hashlib.sha1(ex.id.encode(), usedforsecurity=False).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
+        key = ex.group if ex.group is not None else ex.id
+        return int(hashlib.sha1(key.encode(), usedforsecurity=False).hexdigest()[:8], 16) / 0xFFFFFFFF < validation_fraction
 
     return [ex for ex in examples if is_validation(ex) == (split == "validation")]
 

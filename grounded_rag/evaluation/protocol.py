@@ -42,6 +42,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "grounded_pmi_anchored": GATE_GRID,  # pmi_alpha = 4
     "pmi_words_cut": GATE_GRID,
     "pmi_words_untrusting": GATE_GRID,
+    "pmi_words_trusting": [{"trusted_beta": 1.0}, {"trusted_beta": 2.0}, {"trusted_beta": 4.0}],
     "pmi_anchored_fused_ends": GATE_GRID,
     "pmi_anchored_ungated": PMI_GRID,
     "pmi_static": PMI_GRID,
@@ -53,11 +54,13 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 
 # Method suffixes: ``cad+extractive`` is CAD with extractive answers (answers copy a span of a document);
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
-# default). Without ``+relevant`` every method reads every passage, as the published methods do.
+# default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
+# grounded_rag.screening). Without them every method reads every passage as written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off.
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
+SCREENED = "+screened"
 PROMPTED = "+prompted"
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
@@ -66,6 +69,7 @@ PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which 
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
+    SCREENED: {"screen_instructions": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
 }
 
@@ -77,8 +81,9 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     unknown = [o for o in options if "+" + o not in OPTIONS]
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
-                         f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only) and "
-                         f"{PROMPTED!r} (citations and abstention asked for in the instruction)")
+                         f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
+                         f"{SCREENED!r} (sentences addressed to the model withheld) and {PROMPTED!r} (citations and "
+                         "abstention asked for in the instruction)")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
     return name, [{**params, **extra} for params in GRIDS[name]]
 
@@ -89,4 +94,5 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     scores (the same rule: an answer is withheld where its support is below it)."""
     return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], answer_prefix=ANSWER_PREFIX
                           if short_answer else "", score_space="raw", b=0.5, gamma=10.0, support_threshold=None,
-                          **{"relevance_margin": None, "system_prompt": EVAL_SYSTEM, **params})
+                          **{"relevance_margin": None, "screen_instructions": False, "system_prompt": EVAL_SYSTEM,
+                             **params})

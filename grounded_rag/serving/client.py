@@ -20,7 +20,7 @@ import httpx
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
 from ..inputs import documents_and_scores, with_scores
-from ..types import Citation, Document, GenerationResult, Prompts, TraceStep
+from ..types import Citation, Document, GenerationResult, Prompts, TraceStep, WithheldText
 
 
 class ServerError(GroundedRAGError, RuntimeError):
@@ -132,6 +132,7 @@ class GroundedClient:
             dropped_documents=[Document(**d) for d in grounding["dropped_documents"]],
             irrelevant_documents=[Document(**d) for d in grounding["irrelevant_documents"]],
             document_numbers=grounding["document_numbers"],
+            withheld=[WithheldText(**w) for w in grounding.get("withheld", [])],
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
         )

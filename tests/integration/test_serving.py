@@ -126,6 +126,19 @@ def expected(decoder: GroundedDecoder, question: str = QUESTION, **overrides):
 
 
 # ----------------------------------------------------------------- hostile text (issue 16)
+def test_withheld_sentences_come_back_in_the_grounding(client, decoder):
+    """Screening runs in the server as in-process: the answer is the same and the grounding lists what was withheld."""
+    from .test_safety import CLEAN_DOC, QUESTION, SMOL_ATTACK
+
+    docs = [{"text": SMOL_ATTACK}, {"text": CLEAN_DOC}]
+    want = decoder.generate(QUESTION, docs, max_new_tokens=N)
+    assert want.withheld
+    r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
+                                       max_tokens=N, extra_body={"documents": docs})
+    assert r.choices[0].message.content == want.text
+    assert r.model_extra["grounding"]["withheld"] == [w.model_dump() for w in want.withheld]
+
+
 def test_special_token_strings_in_any_request_field_stay_plain_text(client, decoder):
     """A retrieved passage, a title, the question or a system message that spells the chat template's
     control tokens reaches the model as plain text: the server feeds what in-process ``prepare``
@@ -143,14 +156,16 @@ def test_special_token_strings_in_any_request_field_stay_plain_text(client, deco
         (CAPITAL, [{"text": CLEAN_DOC, "score": 0.8}], SMOL_ATTACK, False),
     ]
     for question, docs, system, retrieved in cases:
+        # the attack as written, as the layer under screening (grounded_rag.screening) must take it
         overrides = {"system_prompt": system} if system else {}
-        want = decoder.generate(question, docs, max_new_tokens=N, **overrides)
-        fed = decoder.prepare(question, docs, None, DecodingConfig(max_new_tokens=N, **overrides),
-                              get_method("grounded")).token_ids
+        want = decoder.generate(question, docs, max_new_tokens=N, screen_instructions=False, **overrides)
+        fed = decoder.prepare(question, docs, None, DecodingConfig(max_new_tokens=N, screen_instructions=False,
+                                                                   **overrides), get_method("grounded")).token_ids
         assert [controls(decoder.tokenizer, ids) for ids in fed] == [5, 5]
         messages = [{"role": "system", "content": system}] if system else []
         r = client.chat.completions.create(model=decoder.name, messages=[*messages, {"role": "user", "content": question}],
-                                           max_tokens=N, extra_body={"documents": docs, "trace": True})
+                                           max_tokens=N, extra_body={"documents": docs, "trace": True,
+                                                                     "decoding": {"screen_instructions": False}})
         assert r.choices[0].message.content == want.text
         assert not (retrieved and hijacked(want.text)), want.text
         assert r.usage.prompt_tokens == len(fed[0])

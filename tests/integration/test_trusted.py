@@ -106,6 +106,22 @@ def test_memotrap_with_its_instruction_declared_the_users(decoder, tmp_path):
     assert sum(followed) > sum(guarded), (followed, guarded)
 
 
+def test_the_trusting_ablation_is_the_default_on_trusted_documents(decoder):
+    """``pmi_words_trusting`` (the gate off on every row) decodes retrieved passages exactly as the default decodes
+    the same passages declared the caller's own."""
+    from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+
+    question = "What is the capital of France?"
+    passages = ["Lyon is the capital of France, where the national government sits.", "France borders Spain."]
+    cfg = DecodingConfig(max_new_tokens=10, screen_instructions=False, relevance_margin=None)
+    trusted = decoder.generate(question, [Document(text=p, trusted=True) for p in passages], config=cfg)
+    trusting = decoder.generate(question, passages, config=cfg, method="pmi_words_trusting")
+    guarded = decoder.generate(question, passages, config=cfg)
+    assert trusting.token_ids == trusted.token_ids
+    assert [s.rho for s in trusting.trace] == [s.rho for s in trusted.trace]
+    assert [s.rho for s in trusting.trace] != [s.rho for s in guarded.trace]
+
+
 def test_eval_trusted_keeps_its_records_apart(tmp_path):
     out = tmp_path / "mt"
     args = ["eval", "--data", str(FIXTURES / "memotrap_8.jsonl"), "--methods", "standard,grounded_contrast",

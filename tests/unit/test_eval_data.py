@@ -1,8 +1,9 @@
 """Distractor passages for the evaluation: deterministic, from other questions only, at varied positions."""
 
+import json
 from pathlib import Path
 
-from grounded_rag.evaluation.data import add_distractors, load_examples
+from grounded_rag.evaluation.data import add_distractors, load_examples, split_examples
 
 DATA = Path(__file__).parent.parent / "fixtures" / "nq_swap_6.jsonl"
 
@@ -92,3 +93,16 @@ def test_a_withheld_answer_scores_as_wrong_and_its_citations_against_the_rows_ow
     assert score_record({**record, "support": 0.3}, ex, None, threshold=None)["abstention"] == 0.0
     prompted = score_record({**record, "text": "The documents do not say."}, ex, None, 0.6, prompted=True)
     assert prompted["abstention"] == 1.0 and "false_abstention" not in prompted
+
+
+def test_rows_of_one_group_share_a_split(tmp_path):
+    """The settings of one counterfactual fact must never be split between tuning and test."""
+    path = tmp_path / "groups.jsonl"
+    rows = [{"id": f"fact{g}-{s}", "group": f"fact{g}", "question": "q?", "documents": [{"text": "t"}], "answers": ["a"]}
+            for g in range(40) for s in range(7)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    examples = load_examples(path)
+    validation = {ex.group for ex in split_examples(examples, "validation")}
+    test = {ex.group for ex in split_examples(examples, "test")}
+    assert validation and test and not validation & test
+    assert len(split_examples(examples, "validation")) == 7 * len(validation)

@@ -1,0 +1,73 @@
+"""What screening (grounded_rag.screening) withholds on a data file, without a model.
+
+``python -m grounded_rag.evaluation.screening_report FILE...``: for a file of attacks (rows with ``injected``), how
+many rows have every trace of the attacker's answer withheld, by kind, and how many lost their gold answer with it;
+for any other file, how many passages (texts and titles) lose a sentence, by rule: the cost on clean text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..screening import screen
+
+
+def _fields(row: dict[str, Any]) -> list[str]:
+    return [d[key] for d in row["documents"] for key in ("text", "title") if isinstance(d.get(key), str) and d[key]]
+
+
+def attack_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Rows whose attack left no trace (the injected answer appears in no screened text), by ``attack`` kind, and the
+    rows whose every gold answer went with it."""
+    caught: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    lost = []
+    for row in rows:
+        kept = " ".join(screen(text)[0] for text in _fields(row)).lower()
+        kind = row.get("attack", "?")
+        total[kind] += 1
+        caught[kind] += row["injected"].lower() not in kept
+        if not any(a.lower() in kept for a in row["answers"]):
+            lost.append(row["id"])
+    return {"rows": sum(total.values()), "withheld": sum(caught.values()),
+            "by_kind": {k: f"{caught[k]}/{n}" for k, n in total.items()}, "gold_answer_lost": lost}
+
+
+def clean_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Passages (texts and titles) that lose a sentence, by rule, with the first few sentences withheld."""
+    fields = touched = 0
+    rules: Counter[str] = Counter()
+    examples: list[str] = []
+    for row in rows:
+        for text in _fields(row):
+            fields += 1
+            withheld = screen(text)[1]
+            touched += bool(withheld)
+            rules.update(w.rule for w in withheld)
+            examples += [f"{w.rule}: {w.text[:100]}" for w in withheld][: max(0, 5 - len(examples))]
+    return {"passages": fields, "with_a_sentence_withheld": touched,
+            "share": round(touched / fields, 5) if fields else 0.0, "by_rule": dict(rules), "examples": examples}
+
+
+def report(path: str | Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    attacks = bool(rows) and all(row.get("injected") for row in rows)
+    return {"file": str(path), **(attack_report(rows) if attacks else clean_report(rows))}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+")
+    for path in parser.parse_args(argv).files:
+        print(json.dumps(report(path), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
