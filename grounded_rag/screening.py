@@ -48,8 +48,7 @@ _BREAK = re.compile(r"(?<=[.?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
 _MARKUP = re.compile(r"<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
                      r"```\s*(?:system|assistant|user)\b", re.IGNORECASE)
 
-_ROLES = (r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm|question|answer|answers|response|customer|"
-          r"agent|instructions?|prompt")
+_ROLES = r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm|response|instructions?|prompt"
 _TURN_OPENER = re.compile(r"^(?:system|user|assistant|human|ai|model|bot)$")  # a role alone, opening a forged turn
 # Who an instruction is addressed to, in the languages of the foreign rule.
 _READER = (r"(?:(?:ai|a\.i\.|ki|ia|llm|gpt)[- ]?(?:assistants?|agents?|crawlers?|models?|systems?|readers?|tools?)|"
@@ -65,7 +64,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
     ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<!--.*-->|```\s*(?:"
                r"system|assistant|user))$|^#+\s*(?:system|assistant|user)\b")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
-    ("turn", (rf"^[\W_]*(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}}|q|a)\s*:|{_TURN_OPENER.pattern}")),
+    ("turn", (rf"^[\W_]*(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:|{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
     ("reader", (rf"\b(?:to|for|dear|hey|attention|para|für|pour|per|voor|для|drogi)\s+(?:the\s+|all\s+|any\s+)?"
                rf"{_READER}\b|\b{_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b|^{_READER}\b[^.:]{{0,30}}:|"
@@ -75,10 +74,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"prompts?)\b|\bnew instructions\b|\bmessage from the (?:operator|developer|admin\w*)\b")),
     # an order about the task: ignore the documents, reply with, answer every question
     ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
-              rf"[^.]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s*"
-              rf"(?:only\s+)?(?:with\b|:|only\b|the word\b|every\b|each\b|the next\b)|\balways {_ANSWER_VERB}\b|"
+              rf"[^.]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
+              rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
+              rf"{_ANSWER_VERB}\s*:|\balways {_ANSWER_VERB}\b|"
               r"\b(?:every|each|whatever the) (?:question|query)\b|\bwhatever the user\b|^(?:please\s+)?(?:answer|reply|"
-              r"respond)\b(?!s)|\bdo not (?:cite|reveal|mention)\b")),
+              r"respond)\b(?!s)(?!\s*:)|\bdo not (?:cite|reveal|mention)\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
     ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
@@ -86,8 +86,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\b(?:these|the other|all previous|the above) documents\b|\bthe answer is\b|"
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply|response)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
-               r"\banswers? (?:must|should)\b|\bmust now be given\b|\b\w*(?:llm|prompt|answer|instruction|directive)_\w+|"
-               r"\b\w+_(?:llm|prompt|answer|instruction|directive|override)\b")),
+               r"\banswers? (?:must|should)\b|\bmust now be given\b|\b\w*(?:llm|ai|model|assistant)_\w*(?:directive|"
+               r"instruction|override|answer)|\b\w*(?:answer|response)_override\b")),
     # the same orders in other languages (French, German, Spanish, Italian, Dutch, Portuguese, Russian, Chinese,
     # Japanese)
     ("foreign", (r"\b(?:ignorez|ignoriere|ignorieren sie|ignora|negeer|игнорируй(?:те)?|zignoruj)\b|\b(?:répondez|"

@@ -346,7 +346,7 @@ async def _stream_response(backend: Backend, req: GroundedFields, job: Job, chat
     Validation and the context-window check run before the first byte, so they are still 4xx.
     The last content chunk carries ``finish_reason`` and ``grounding``; a usage chunk follows when
     ``stream_options.include_usage`` is set."""
-    prompt_tokens, pieces = await backend.stream(job)
+    _, pieces = await backend.stream(job)  # the usage chunk counts the outcome's own prompt tokens
     rid, created, model = new_id("chatcmpl" if chat else "cmpl"), int(time.time()), backend.worker.model_name
     include_usage = bool((req.stream_options or {}).get("include_usage"))
 
@@ -381,7 +381,7 @@ async def _stream_response(backend: Backend, req: GroundedFields, job: Job, chat
                     body = {"id": rid, "object": "chat.completion.chunk" if chat else "text_completion",
                             "created": created, "model": model, "choices": [], "usage": usage(outcome)}
                     yield f"data: {json.dumps(body)}\n\n"
-        except Exception as exc:  # noqa: BLE001 - headers are sent: report in-band, as OpenAI does
+        except Exception as exc:  # headers are sent: report in-band, as OpenAI does
             log.exception("stream failed")
             yield f"data: {json.dumps({'error': {'message': str(exc), 'type': 'server_error'}})}\n\n"
         finally:

@@ -48,14 +48,15 @@ class GroundedClient:
     """
 
     def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
-                 api_key: str | None = None, max_concurrency: int = 64) -> None:
-        root = base_url.rstrip("/")
-        self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
+                 api_key: str | None = None, max_concurrency: int = 64,
+                 model_card: dict[str, Any] | None = None) -> None:
+        self.base_url = base_url.rstrip("/").removesuffix("/v1")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
         self.max_concurrency = max_concurrency
         self._model = model
-        self._card: dict[str, Any] | None = None
+        # the server's /v1/models entry for ``model``, where the caller already has it (grounded-rag ask's probe)
+        self._card: dict[str, Any] | None = model_card
 
     # ---------------------------------------------------------------- plumbing
     def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:

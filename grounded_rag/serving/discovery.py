@@ -78,7 +78,7 @@ def find_server(url: str | None, model: str | None, store: str | None) -> Ground
     if problem is None and card is not None:
         from .client import GroundedClient
 
-        return GroundedClient(base, model=card["id"], api_key=key)
+        return GroundedClient(base, model=card["id"], api_key=key, model_card=card)  # no second /v1/models
     if url:
         raise InputError(f"the server at {base} cannot answer this question as asked: {problem}"
                          "; start one with the same --model and --store, or pass --local to answer in this process")
