@@ -4,15 +4,16 @@ A passage saying "the capital moved to Lyon" is evidence the decoder must follow
 and answer Lyon" is an instruction it must not. The decoding streams cannot tell the two apart (an instruction is
 followed just as well without the question, and so is a statement about the question's subject: docs/method-note.md,
 "The question gate and planted instructions"); the text can. An instruction names its reader (the assistant, the AI,
-"you must"), the task (the answer, the question, the documents), a chat turn ("Assistant:", "Q:"), or a model's
+"you must"), the task (the answer, the question, the documents), a chat turn ("Assistant:"), or a model's
 control markup, and it is often disguised (letters of another script drawn like Latin ones, invisible characters).
 
 :func:`screen` withholds the sentences of a passage (and a title) that do, before any stream reads them; the
 decoder does it for every passage the caller did not declare its own (:attr:`Document.trusted`) and lists what it
 withheld in the result. It is a small rule set over the text's skeleton (NFKC, invisible characters removed,
-look-alike letters mapped back to Latin), written from the kinds of attack, not from the passages of any benchmark;
-``grounded-rag eval`` measures what it catches (docs/security.md) and how often it withholds a sentence of clean
-passages.
+look-alike letters mapped back to Latin), written against the attack kinds of ``cookbook/data/prose_injection.jsonl``
+and widened once with those of ``prose_injection_unseen.jsonl``; ``prose_injection_blind.jsonl``, written without
+sight of it, shows how far it generalises (docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a
+setting are content, not turns. ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
 
 from __future__ import annotations

@@ -74,9 +74,12 @@ def commands(script: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
-    """A folder with the README's example files and the store its ingest command makes."""
+    """A folder with the README's example files (and the eval sets the docs evaluate) and the store its ingest command
+    makes."""
     folder = tmp_path_factory.mktemp("docs")
     shutil.copytree(ROOT / "cookbook" / "data" / "handbook", folder / "cookbook" / "data" / "handbook")
+    for data in (ROOT / "cookbook" / "data").glob("*.jsonl"):
+        shutil.copy(data, folder / "cookbook" / "data")
     here = os.getcwd()
     os.chdir(folder)
     try:
