@@ -63,6 +63,16 @@ UNKNOWN: set[str] = {
 }
 
 
+# A count the counterfactual passage spells as a word counts as followed in digits too ("six" or "6"), as the true
+# answers list both forms.
+NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+                "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
+
+
+def counterfactual_answers(answer: str) -> list[str]:
+    return [answer, NUMBER_WORDS[answer]] if answer in NUMBER_WORDS else [answer]
+
+
 class Fact(NamedTuple):
     id: str
     category: str
@@ -807,7 +817,7 @@ def rows() -> list[dict]:
                 "group": fact.id,
                 "question": fact.question,
                 "documents": documents[setting],
-                "answers": [fact.counterfactual] if conflict else list(fact.true),
+                "answers": counterfactual_answers(fact.counterfactual) if conflict else list(fact.true),
                 "parametric_answer": list(fact.true) if conflict else [],
                 "conflict": conflict,
                 "setting": setting,

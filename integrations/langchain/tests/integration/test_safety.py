@@ -30,7 +30,7 @@ def prompts(monkeypatch) -> list[list[int]]:
 
 
 def test_injected_strings_documents_and_titles_stay_text(prompts):
-    llm = GroundedRAGLLM(decoding={"max_new_tokens": 16})
+    llm = GroundedRAGLLM(decoding={"max_new_tokens": 16, "screen_instructions": False})  # the attack as written
     answers = [
         llm.invoke(QUESTION, documents=[ATTACK]),
         llm.invoke(QUESTION, documents=[Document(page_content=ATTACK, metadata={"relevance_score": 0.8})]),
