@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -151,14 +152,27 @@ def addresses_model(sentence: str) -> str | None:
 def sentences(text: str) -> list[tuple[int, int]]:
     """The [start, end) spans of ``text``'s sentences, lines and markup tokens, in order, covering it whole."""
     cuts = {0, len(text)}
-    markup = [(m.start(), m.end()) for m in _MARKUP.finditer(text)] + _comments(text)
+    markup = _merged([(m.start(), m.end()) for m in _MARKUP.finditer(text)] + _comments(text))
+    starts = [a for a, _ in markup]
     for m in _BREAK.finditer(text):
-        if not any(a < m.end() < b for a, b in markup):
+        i = bisect_left(starts, m.end()) - 1  # the last markup span that starts before this break
+        if i < 0 or markup[i][1] <= m.end():
             cuts.add(m.end())
     for a, b in markup:
         cuts.update((a, b))
     ends = sorted(cuts)
     return [(a, b) for a, b in pairwise(ends) if b > a]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping ones joined (a comment may hold markup tokens)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _comments(text: str) -> list[tuple[int, int]]:
@@ -211,7 +225,9 @@ def screen_documents(docs: list[Document]) -> tuple[list[Document], list[Withhel
         withheld += [WithheldText(document=number, text=w.text, rule=w.rule) for w in pieces]
         title, title_pieces = screen(doc.title) if doc.title else (doc.title, [])
         if title_pieces:
-            withheld.append(WithheldText(document=number, field="title", text=doc.title or "", rule=title_pieces[0].rule))
+            withheld.append(WithheldText(document=number, field="title", text=doc.title or "",
+                                         rule=title_pieces[0].rule))
             title = None
-        out.append(doc if not (pieces or title_pieces) else doc.model_copy(update={"text": text or WITHHELD, "title": title}))
+        changed = {"text": text or WITHHELD, "title": title}
+        out.append(doc.model_copy(update=changed) if pieces or title_pieces else doc)
     return out, withheld

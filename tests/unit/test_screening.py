@@ -125,3 +125,11 @@ def test_the_report_counts_withheld_attacks_and_the_cost_on_clean_text():
     for clean_file in (data / "counterfactuals.jsonl", fixtures / "nq_swap_6.jsonl", fixtures / "memotrap_8.jsonl"):
         clean = report(clean_file)  # statements, however false, and a user's own instructions
         assert clean["passages"] > 0 and clean["with_a_sentence_withheld"] == 0, clean
+
+
+def test_a_request_sized_hostile_text_is_screened_whole():
+    """200k characters of markup between sentence ends (the request budget): every piece found, in one pass."""
+    kept, withheld = screen("<|im_start|>. " * 14_000)
+    assert kept == "." and len(withheld) == 27_999  # the last full stop follows the last token: nothing to forge
+    kept, withheld = screen(FACT + " <!-- a. b. -->" * 14_000)
+    assert kept == FACT and {w.rule for w in withheld} == {"markup"}
