@@ -142,7 +142,11 @@ def disguised(text: str) -> bool:
 
 def addresses_model(sentence: str) -> str | None:
     """The name of the first rule ``sentence`` meets (it addresses the model), or None (a statement)."""
-    plain = skeleton(sentence).strip()
+    return _rule(sentence, skeleton(sentence).strip())
+
+
+def _rule(sentence: str, plain: str) -> str | None:
+    """:func:`addresses_model` for a sentence whose skeleton ``plain`` is already made."""
     for name, pattern in RULES:
         if pattern.search(plain):
             return name
@@ -194,14 +198,15 @@ def screen(text: str) -> tuple[str, list[Withheld]]:
     kept: list[str] = []
     withheld: list[Withheld] = []
     pieces = [text[start:end] for start, end in sentences(text)]
-    rules = [addresses_model(piece) if _LETTER.search(piece) else None for piece in pieces]
+    plains = [skeleton(piece).strip() if _LETTER.search(piece) else "" for piece in pieces]
+    rules = [_rule(piece, plain) if plain else None for piece, plain in zip(pieces, plains)]
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant"): what follows is that forged turn
-    for i, (piece, rule) in enumerate(zip(pieces, rules)):
+    for i, (piece, plain, rule) in enumerate(zip(pieces, plains, rules)):
         if rule is None and piece.strip() and (opened or marks and marks[0] < i < marks[-1]):
             rule = "markup" if marks else "turn"  # inside chat markup, or after a role: a turn the text forges
         if piece.strip():
-            opened = bool(_TURN_OPENER.match(skeleton(piece).strip()))
+            opened = bool(_TURN_OPENER.match(plain))
         if rule is None:
             kept.append(piece)
         else:
