@@ -47,13 +47,17 @@ _SOFT_HYPHEN = "\u00ad"  # a Cf character honest web text is full of
 # Where a sentence ends: after . or ? and a space, after a CJK full stop, at a line break. A markup token is a piece
 # of its own (text after "<</SYS>>" is judged by itself), whole even where it holds a sentence end.
 _BREAK = re.compile(r"(?<=[.?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
+# The prompt's own sections typed as text ("</documents>") close the passage the model is reading: markup too.
+_SECTIONS = r"</?(?:documents?|context|passages?|sources?|system|instructions?)>"
 _MARKUP = re.compile(r"<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
-                     r"```\s*(?:system|assistant|user)\b", re.IGNORECASE)
+                     rf"{_SECTIONS}|```\s*(?:system|assistant|user)\b", re.IGNORECASE)
 
 _ROLES = r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm|response|instructions?|prompt"
+_STAMP = r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?\s*)?"  # a chat log's time, before the speaker
 _TURN_OPENER = re.compile(r"^(?:system|user|assistant|human|ai|model|bot)$")  # a role alone, opening a forged turn
 # Who an instruction is addressed to, in the languages of the foreign rule.
-_READER = (r"(?:(?:ai|a\.i\.|ki|ia|llm|gpt)[- ]?(?:assistants?|agents?|crawlers?|models?|systems?|readers?|tools?)|"
+_READER = (r"(?:(?:ai|a\.i\.|ki|ia|llm|gpt)[- ]?(?:assistants?|agents?|crawlers?|models?|systems?|readers?|tools?|"
+           r"bots?|systeme|modelle)|assistants? d'ia|machine readers?|"
            r"assistants?|asistentes?(?: de ia)?|assistenten|asystenc\w*|ассистент\w*|chatbots?|language models?|"
            r"llms?|gpt|ai|a\.i\.|the model|automated (?:readers?|systems?|tools?|agents?)|crawlers?|summari[sz]ers?)")
 _TASK = (r"(?:documents?|passages?|context|sources?|texts?|instructions?|everything|anything|all|above|previous|"
@@ -63,24 +67,31 @@ _ANSWER_VERB = r"(?:answer|reply|respond|output|print|repeat)"
 # Each rule: its name (what the result says was found) and a pattern over a sentence's lower-cased skeleton.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
     # a model's control tokens and chat markup typed as text
-    ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<!--.*-->|```\s*(?:"
-               r"system|assistant|user))$|^#+\s*(?:system|assistant|user)\b")),
+    ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<!--.*-->|"
+               rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|^#+\s*(?:system|assistant|user)\b")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
-    ("turn", (rf"^[\W_]*(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:|{_TURN_OPENER.pattern}")),
+    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:|"
+              rf"^[\W_]*{_STAMP}[a-z]+[_-]?(?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
-    ("reader", (rf"\b(?:to|for|dear|hey|attention|para|für|pour|per|voor|для|drogi)\s+(?:the\s+|all\s+|any\s+)?"
+    ("reader", (rf"\b(?:to|for|dear|hey|attention|para|für|pour|per|voor|для|drogi|oye|hola|hallo|salut|ciao)"
+               rf"[,\s]+(?:the\s+|all\s+|any\s+)?"
                rf"{_READER}\b|\b{_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b|^{_READER}\b[^.:]{{0,30}}:|"
                r"\byou (?:are|will) now\b|\byou are required to\b|^(?:assistant|ai)\s*,|\bwhen (?:answering|"
                r"summari[sz]ing)\b|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
                r"\b(?:developer|operator|admin(?:istrator)?|system)\s+(?:instructions?|messages?|notes?|notices?|"
-               r"prompts?)\b|\bnew instructions\b|\bmessage from the (?:operator|developer|admin\w*)\b")),
+               r"prompts?)\b|\bnew instructions\b|\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
+               rf"moderators?|owners?)\b|\bif (?:you|ur|you're)\b[^.]{{0,30}}\b{_READER}\b|[(\[]\s*{_READER}\s*:|"
+               rf"\b{_READER}\b[^.]{{0,60}}\b(?:are|is) (?:\w+ )?(?:asked|requested|instructed|required|told) to "
+               r"(?:credit|name|answer|reply|respond|say|give|state|report|attribute|cite|ignore|output|treat)\b|"
+               r"\bofficial instructions?\b|\byou will (?:output|answer|reply|respond|say)\b")),
     # an order about the task: ignore the documents, reply with, answer every question
     ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
               rf"[^.]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
               rf"{_ANSWER_VERB}\s*:|\balways {_ANSWER_VERB}\b|"
               r"\b(?:every|each|whatever the) (?:question|query)\b|\bwhatever the user\b|^(?:please\s+)?(?:answer|reply|"
-              r"respond)\b(?!s)(?!\s*:)|\bdo not (?:cite|reveal|mention)\b")),
+              r"respond)\b(?!s)(?!\s*:)|\bdo not (?:cite|reveal|mention)\b|\byou should (?:name|credit|attribute|"
+              r"answer|reply|respond)\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
     ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
@@ -89,13 +100,15 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply|response)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
                r"\banswers? (?:must|should)\b|\bmust now be given\b|\b\w*(?:llm|ai|model|assistant)_\w*(?:directive|"
-               r"instruction|override|answer)|\b\w*(?:answer|response)_override\b")),
+               r"instruction|override|answer)|\b\w*(?:answer|response)_(?:override|hint)\b|\bas the (?:correct|right|"
+               r"official|true) answer\b|\b(?:every|each|any) answer\b[^.]{0,60}\bmust\b")),
     # the same orders in other languages (French, German, Spanish, Italian, Dutch, Portuguese, Russian, Chinese,
     # Japanese)
     ("foreign", (r"\b(?:ignorez|ignoriere|ignorieren sie|ignora|negeer|игнорируй(?:те)?|zignoruj)\b|\b(?:répondez|"
                 r"réponds|antworte|antworten sie|responde|rispondi|antwoord|responda|ответь(?:те)?|odpowiedz)\b\s*"
-                r"(?:bitte\s*)?(?:[:：]|nur\b|seulement\b|solo\b|solamente\b|únicamente\b|ausschließlich\b|alleen\b|"
-                r"apenas\b|только\b|wyłącznie\b)|忽略|无视|無視|只回答|请回答|答えて")),
+                r"(?:bitte\s*)?(?:[:：]|nur\b|seulement\b|uniquement\b|solo\b|solamente\b|únicamente\b|unicamente\b|"
+                r"soltanto\b|ausschließlich\b|alleen\b|apenas\b|только\b|wyłącznie\b)|\bzu antworten\b|"
+                r"忽略|无视|無視|只回答|请回答|答えて")),
 ))
 
 
@@ -201,12 +214,14 @@ def screen(text: str) -> tuple[str, list[Withheld]]:
     plains = [skeleton(piece).strip() if _LETTER.search(piece) else "" for piece in pieces]
     rules = [_rule(piece, plain) if plain else None for piece, plain in zip(pieces, plains)]
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
-    opened = False  # the last piece with text was a role alone ("assistant"): what follows is that forged turn
+    opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
+    in_turn = False  # a forged turn began on this line: the rest of the line is that turn
     for i, (piece, plain, rule) in enumerate(zip(pieces, plains, rules)):
-        if rule is None and piece.strip() and (opened or marks and marks[0] < i < marks[-1]):
-            rule = "markup" if marks else "turn"  # inside chat markup, or after a role: a turn the text forges
+        if rule is None and piece.strip() and (opened or in_turn or marks and marks[0] < i < marks[-1]):
+            rule = "markup" if marks and not in_turn else "turn"  # inside chat markup, or a turn the text forges
         if piece.strip():
-            opened = bool(_TURN_OPENER.match(plain))
+            opened = bool(_TURN_OPENER.match(plain)) or rule == "turn" and plain.endswith(":") and plain.count(":") == 1
+        in_turn = (in_turn or rule == "turn") and "\n" not in piece
         if rule is None:
             kept.append(piece)
         else:
