@@ -71,7 +71,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|^#+\s*(?:system|assistant|user)\b")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
     ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:|"
-              rf"^[\W_]*{_STAMP}[a-z]+[_-]?(?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
+              rf"^[\W_]*{_STAMP}[a-z]+[_-](?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
     ("reader", (rf"\b(?:to|for|dear|hey|attention|para|für|pour|per|voor|для|drogi|oye|hola|hallo|salut|ciao)"
                rf"[,\s]+(?:the\s+|all\s+|any\s+)?"

@@ -54,6 +54,7 @@ STATEMENTS = [
     "Bots are allowed to edit pages after approval.",
     "If you are a member, the museum is free.",
     "The committee asked the engineers to name the bridge.",
+    "Abbot: the head of an abbey of monks.",  # a glossary line, not a speaker label naming a bot
 ]
 
 
