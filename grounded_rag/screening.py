@@ -11,8 +11,9 @@ control markup, and it is often disguised (letters of another script drawn like 
 decoder does it for every passage the caller did not declare its own (:attr:`Document.trusted`) and lists what it
 withheld in the result. It is a small rule set over the text's skeleton (NFKC, invisible characters removed,
 look-alike letters mapped back to Latin), written against the attack kinds of ``cookbook/data/prose_injection.jsonl``
-and widened once with those of ``prose_injection_unseen.jsonl``; ``prose_injection_blind.jsonl``, written without
-sight of it, shows how far it generalises (docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a
+and widened with those of ``prose_injection_unseen.jsonl`` and ``prose_injection_blind.jsonl`` after each was measured
+blind; ``prose_injection_fresh.jsonl``, written after the last change without sight of it, shows how far it
+generalises (docs/security.md: not far enough to rely on). A FAQ's "Q:"/"A:" lines and a document that names a
 setting are content, not turns. ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
 
