@@ -33,8 +33,10 @@ demo: setup
 	$(VENV)/bin/grounded-rag ask "Who is the lead of Project Halcyon?" --store .demo-store
 	$(VENV)/bin/grounded-rag ask "Which programming language does Project Halcyon use?" --store .demo-store
 
+# One pytest worker per core, one torch thread each (two torch processes of two threads on two cores would fight);
+# a file's tests stay on one worker, so its module fixtures (servers, stores) are made once.
 test: setup
-	$(PY) -m pytest
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist loadfile
 
 bench: setup
 	$(VENV)/bin/grounded-rag bench --json
