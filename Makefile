@@ -34,9 +34,10 @@ demo: setup
 	$(VENV)/bin/grounded-rag ask "Which programming language does Project Halcyon use?" --store .demo-store
 
 # One pytest worker per core, one torch thread each (two torch processes of two threads on two cores would fight);
-# a file's tests stay on one worker, so its module fixtures (servers, stores) are made once.
+# a file's tests stay on one worker, so its module fixtures (servers, stores) are made once. At most four workers:
+# each holds the model, a store and a notebook kernel (about 2.5 GB).
 test: setup
-	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist loadfile
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 bench: setup
 	$(VENV)/bin/grounded-rag bench --json
