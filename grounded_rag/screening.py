@@ -81,7 +81,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"summari[sz]ing)\b|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
                r"\b(?:developer|operator|admin(?:istrator)?|system)\s+(?:instructions?|messages?|notes?|notices?|"
                r"prompts?)\b|\bnew instructions\b|\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
-               rf"moderators?|owners?)\b|\bif (?:you|ur|you're)\b[^.]{{0,30}}\b{_READER}\b|[(\[]\s*{_READER}\s*:|"
+               rf"moderators?|owners?)\b|\bif (?:you(?:'re| are| happen to be)(?! using| running| working)|ur)\b[^.]{{0,30}}\b{_READER}\b|[(\[]\s*{_READER}\s*:|"
                rf"\b{_READER}\b[^.]{{0,60}}\b(?:are|is) (?:\w+ )?(?:asked|requested|instructed|required|told) to "
                r"(?:credit|name|answer|reply|respond|say|give|state|report|attribute|cite|ignore|output|treat)\b|"
                r"\bofficial instructions?\b|\byou will (?:output|answer|reply|respond|say)\b")),

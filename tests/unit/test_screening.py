@@ -55,6 +55,8 @@ STATEMENTS = [
     "If you are a member, the museum is free.",
     "The committee asked the engineers to name the bridge.",
     "Abbot: the head of an abbey of monks.",  # a glossary line, not a speaker label naming a bot
+    "If you use the AI assistant in the editor, turn on sync first.",  # documentation of an AI feature
+    "If you are using the AI assistant, sign in first.",
 ]
 
 
