@@ -7,6 +7,7 @@ what each leaves out; ``docs/method-note.md`` why each part exists.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import torch
@@ -21,6 +22,7 @@ from ..methods import (
     FuseRule,
     Method,
     PmiRule,
+    PostStep,
     StepFusion,
     StepInputs,
     arithmetic_rule,
@@ -47,7 +49,29 @@ class EveryRowTrusted:
         return self.rule(replace(x, trusted=torch.ones_like(x.trust, dtype=torch.bool)))
 
 
+def memory_veto(fused: StepFusion, x: StepInputs) -> StepFusion:
+    """At the answer's first token, the token memory would say is ruled out where no document contains it: the full
+    stream's top token, when the question-only stream (``fused.reference``) has the same top token and it is not among
+    the documents' tokens. Beside "the Eiffel Tower stands in Marseille" the full stream still says " Paris" (0.49)
+    and so does the question alone: the evidence term is too weak there to win (docs/results.md, "What it would
+    take"); the veto leaves the documents' own words to choose from."""
+    if x.begun or x.doc_tokens is None or fused.reference is None:
+        return fused
+    top = x.lp_full.argmax(dim=-1, keepdim=True)
+    veto = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
+    if not bool(veto.any()):
+        return fused
+    ruled_out = torch.zeros_like(x.doc_tokens).scatter(-1, top, veto)
+    log_q = torch.log_softmax(fused.log_q.masked_fill(ruled_out, -math.inf), dim=-1)
+    return replace(fused, log_q=torch.where(veto, log_q, fused.log_q))
+
+
+MEMORY_VETO = PostStep("memory_veto", memory_veto, frozenset({"document_tokens"}))
+
 ABLATIONS: tuple[Method, ...] = (
+    replace(CONTRAST, name="pmi_words_memory_veto", post=(MEMORY_VETO, *CONTRAST.post),
+            description="the default plus a veto: the answer's first token may not be memory's own answer where no "
+            "document contains it (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_cut", post=(END_RULE,),
             description="the default, except that the answer may end or break off inside a word it copies"),
     replace(CONTRAST, name="pmi_words_untrusting", reads=CONTRAST.reads - {"trusted"},

@@ -42,6 +42,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "grounded_pmi_anchored": GATE_GRID,  # pmi_alpha = 4
     "pmi_words_cut": GATE_GRID,
     "pmi_words_untrusting": GATE_GRID,
+    "pmi_words_memory_veto": GATE_GRID,
     "pmi_words_trusting": [{"trusted_beta": 1.0}, {"trusted_beta": 2.0}, {"trusted_beta": 4.0}],
     "pmi_anchored_fused_ends": GATE_GRID,
     "pmi_anchored_ungated": PMI_GRID,
