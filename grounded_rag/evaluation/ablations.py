@@ -62,8 +62,10 @@ def memory_veto(fused: StepFusion, x: StepInputs) -> StepFusion:
     if not bool(veto.any()):
         return fused
     ruled_out = torch.zeros_like(x.doc_tokens).scatter(-1, top, veto)
-    log_q = torch.log_softmax(fused.log_q.masked_fill(ruled_out, -math.inf), dim=-1)
-    return replace(fused, log_q=torch.where(veto, log_q, fused.log_q))
+    scores = fused.log_q.masked_fill(ruled_out, -math.inf)
+    alone = ~torch.isfinite(scores).any(dim=-1, keepdim=True)  # it was the fused step's only token: the full stream's
+    scores = torch.where(alone, x.lp_full.masked_fill(ruled_out, -math.inf), scores)  # others, not a NaN row
+    return replace(fused, log_q=torch.where(veto, torch.log_softmax(scores, dim=-1), fused.log_q))
 
 
 MEMORY_VETO = PostStep("memory_veto", memory_veto, frozenset({"document_tokens"}))

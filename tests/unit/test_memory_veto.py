@@ -46,3 +46,11 @@ def test_rows_are_vetoed_one_by_one():
     x = StepInputs(lp_full, None, torch.ones(2), DecodingConfig(), begun=False, doc_tokens=docs)
     out = memory_veto(StepFusion(lp_full.clone(), None, torch.zeros(2), torch.zeros(2), lp_q), x).log_q
     assert out[0, PARIS] == -math.inf and torch.equal(out[1], lp_full[1])
+
+
+def test_a_vetoed_token_that_was_the_fused_steps_only_one_leaves_the_full_streams_others():
+    fused, x = _step([0.95, 0.01, 0.04], [0.9, 0.01, 0.09], [False, True, True])
+    only_paris = torch.tensor([[0.0, -math.inf, -math.inf]])  # a plausible head holding one token
+    out = memory_veto(StepFusion(only_paris, None, torch.zeros(1), torch.zeros(1), fused.reference), x).log_q.exp()[0]
+    assert out[PARIS] == 0 and not torch.isnan(out).any()
+    assert math.isclose(out[MARSEILLE].item(), 0.2, rel_tol=1e-5) and math.isclose(out[THE].item(), 0.8, rel_tol=1e-5)
