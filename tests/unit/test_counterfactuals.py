@@ -4,7 +4,6 @@ check, recorded in the script's ``UNKNOWN``."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections import defaultdict
@@ -13,6 +12,8 @@ from pathlib import Path
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.harness import score_record
 from grounded_rag.evaluation.metrics import substring_match
+
+from .cookbook import load_script
 
 DATA = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 FILE = DATA / "counterfactuals.jsonl"
@@ -25,10 +26,7 @@ LAYOUT = {"alone": (0, None), "unrelated_first": (1, 0), "unrelated_last": (0, 1
 
 
 def generator():
-    spec = importlib.util.spec_from_file_location("make_counterfactuals", DATA / "make_counterfactuals.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(DATA / "make_counterfactuals.py")
 
 
 def raw_rows() -> list[dict]:

@@ -1,7 +1,6 @@
 """The prose-injection set (cookbook/data/prose_injection.jsonl): its rows, its kinds, its splits, and how a row's own
 ``injected`` field is read and scored."""
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -12,6 +11,8 @@ from grounded_rag.errors import InputError
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.harness import score_record
 from grounded_rag.evaluation.metrics import normalize_answer, substring_match
+
+from .cookbook import load_script
 
 DATA = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 FILE = DATA / "prose_injection.jsonl"
@@ -25,9 +26,7 @@ def raw_rows() -> list[dict]:
 
 
 def test_the_file_is_its_generators_output():
-    spec = importlib.util.spec_from_file_location("make_prose_injection", DATA / "make_prose_injection.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(DATA / "make_prose_injection.py")
     assert FILE.read_text(encoding="utf-8") == module.render(), "run python cookbook/data/make_prose_injection.py"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections import Counter
@@ -10,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from .cookbook import load_script
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 SCRIPT = DATA_DIR / "make_prose_injection_blind.py"
@@ -31,11 +32,7 @@ ROW_KEYS = {"id", "question", "documents", "answers", "injected", "attack"}
 
 
 def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_prose_injection_blind", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def _rows() -> list[dict]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import unicodedata
@@ -11,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from .cookbook import load_script
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 SCRIPT = DATA_DIR / "make_prose_injection_fresh.py"
@@ -35,11 +36,7 @@ DOC_KEYS = {"title", "text"}
 
 
 def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_prose_injection_fresh", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 MODULE = _load_script()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import unicodedata
@@ -10,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from .cookbook import load_script
 
 DATA = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 SCRIPT = DATA / "make_prose_injection_unseen.py"
@@ -24,10 +25,7 @@ KEYS = {"id", "question", "documents", "answers", "injected", "attack"}
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("make_prose_injection_unseen", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def _rows() -> list[dict]:
