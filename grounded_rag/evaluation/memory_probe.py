@@ -28,7 +28,7 @@ from ..methods import conflict, get_method
 from .protocol import PROTOCOL, base_config
 
 
-def _misses(rows: list[dict[str, Any]], generations: Path, method: str, params: str) -> list[tuple[dict, str]]:
+def _misses(rows: list[dict[str, Any]], generations: Path, method: str, params: str) -> list[dict[str, Any]]:
     """The conflict rows whose answer under ``method`` with ``params`` (as in the checkpoint key) has none of the
     document's answers."""
     answers = {}
@@ -37,7 +37,7 @@ def _misses(rows: list[dict[str, Any]], generations: Path, method: str, params: 
         key = record["key"].split("|")
         if key[0] == PROTOCOL and key[3] == method and key[4] == params:
             answers[record["id"]] = record["text"]
-    return [(r, answers[r["id"]]) for r in rows if r.get("conflict") and r["id"] in answers
+    return [r for r in rows if r.get("conflict") and r["id"] in answers
             and not any(a.lower() in answers[r["id"]].lower() for a in r["answers"])]
 
 
@@ -74,7 +74,7 @@ def probe(data: Path, generations: Path, method: str, params: str, decoder: Grou
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     misses = _misses(rows, generations, method, params)
     config = base_config(method, json.loads(params), max_new_tokens=32)
-    probed = [p for p in (probe_row(decoder, row, config) for row, _ in misses) if p is not None]
+    probed = [p for p in (probe_row(decoder, row, config) for row in misses) if p is not None]
     needed = [p["weight_needed"] for p in probed if p["weight_needed"] is not None]
     return {"misses": len(misses), "memorized_first": len(probed),
             "document_in_head": sum(p["in_head"] for p in probed),
