@@ -275,62 +275,72 @@ def _pad_left(x: torch.Tensor, width: int, value: float, dim: int = -1) -> torch
     return torch.nn.functional.pad(x, pad, value=value)
 
 
-def _tree_rows(groups: Sequence[Sequence[Sequence[int]]], shared: Sequence[int]):
-    """Per question, one row holding its shared prefix and then every stream's suffix, with each token's position
-    and segment (0: the prefix, s + 1: stream s's suffix)."""
-    rows = []
-    for group, n in zip(groups, shared):
-        ids, pos, seg = list(group[0][:n]), list(range(n)), [0] * n
-        for s, prompt in enumerate(group):
-            ids += prompt[n:]
-            pos += range(n, len(prompt))
-            seg += [s + 1] * (len(prompt) - n)
-        rows.append((ids, pos, seg))
-    return rows
+@dataclass
+class _Trie:
+    """One question's streams as a prefix tree in one row: stream 0's whole prompt, then each later stream's tokens
+    after its longest common prefix with an earlier stream (its parent). The default's full and retrieval-only
+    prompts share the documents; its question-only prompt shares only the system turn, with both."""
+
+    ids: list[int]  # the row's tokens: stream 0's prompt, then each later stream's own part
+    pos: list[int]  # each token's position in its stream's prompt
+    seg: list[int]  # which stream's own part each token is
+    limits: list[list[int]]  # [S][S]: stream s reads stream k's own part below position limits[s][k] (0: none)
+    columns: list[list[int]]  # each stream's prompt as the row's columns (counted from the row's first token)
 
 
-def _tree_mask(segments: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
-    """[rows, 1, W, W] bool: a token sees the real tokens at or before it in the prefix and in its own segment
-    (a pad sees itself, so no attention row is empty)."""
-    width = segments.shape[1]
-    causal = torch.ones(width, width, dtype=torch.bool, device=segments.device).tril()
-    q, k = segments.unsqueeze(2), segments.unsqueeze(1)
-    seen = causal & ((k == 0) | (k == q)) & real.unsqueeze(1).bool()
+def _trie(group: Sequence[Sequence[int]]) -> _Trie:
+    ids, pos, seg, limits, columns = [], [], [], [], []
+    for s, prompt in enumerate(group):
+        parent, n = None, 0
+        for k in range(s):  # the earlier stream sharing the longest prefix, at least one token left to this one
+            shared = min(common_prefix_length([group[k], prompt]), len(prompt) - 1)
+            if shared > n:
+                parent, n = k, shared
+        limit = [min(n, limits[parent][k]) for k in range(s)] if parent is not None else [0] * s
+        limits.append(limit + [len(prompt)] + [0] * (len(group) - s - 1))
+        columns.append((columns[parent][:n] if parent is not None else []) + list(range(len(ids), len(ids) + len(prompt) - n)))
+        ids += prompt[n:]
+        pos += range(n, len(prompt))
+        seg += [s] * (len(prompt) - n)
+    return _Trie(ids, pos, seg, limits, columns)
+
+
+def _tree_mask(segments: torch.Tensor, positions: torch.Tensor, real: torch.Tensor, limits: torch.Tensor) -> torch.Tensor:
+    """[rows, 1, W, W] bool: a token sees the real tokens of its own stream's prompt at or before its position (its
+    own part, and its ancestors' parts below the limits of ``limits`` [rows, S, S]); a pad sees itself, so no
+    attention row is empty."""
+    rows, width = segments.shape
+    q_seg, k_seg = segments.unsqueeze(2).expand(rows, width, width), segments.unsqueeze(1).expand(rows, width, width)
+    limit = limits[torch.arange(rows, device=segments.device).view(rows, 1, 1), q_seg, k_seg]
+    q_pos, k_pos = positions.unsqueeze(2), positions.unsqueeze(1)
+    seen = (k_pos <= q_pos) & (k_pos < limit) & (real.unsqueeze(1) & real.unsqueeze(2)).bool()
     return (seen | torch.eye(width, dtype=torch.bool, device=segments.device)).unsqueeze(1)
 
 
 @torch.inference_mode()
 def _prefill_tree(model, prompts, streams, pad_id, reserve) -> tuple[torch.Tensor, DecodeState]:
-    """Every stream of a question in one forward pass: the shared prefix once, then the streams' suffixes side by
-    side in one row, each attending to the prefix and to itself alone (a tree mask). A GPU pays a forward pass's
-    launches and weight reads once instead of once for the prefix and again for the suffixes. The row's cache is
-    then split into one left-padded row per stream, as the padded path leaves it."""
+    """Every stream of a question in one forward pass over its prefix tree (:class:`_Trie`): each shared prefix
+    once, each stream's own tokens beside it, attending to its own prompt alone (a tree mask). A GPU pays a forward
+    pass's launches and weight reads once instead of once per shared prefix and again for the rest, and computes no
+    token twice. The row's cache is then split into one left-padded row per stream, as the padded path leaves it."""
     device = model.device
-    groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
-    shared = _shared_lengths(groups, streams, True)
-    rows = _tree_rows(groups, shared)
-    width = max(len(ids) for ids, _, _ in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    tries = [_trie(prompts[i : i + streams]) for i in range(0, len(prompts), streams)]
+    width = max(len(t.ids) for t in tries)
+    ids = torch.full((len(tries), width), pad_id, dtype=torch.long)
     pos, seg, real = torch.ones_like(ids), torch.zeros_like(ids), torch.zeros_like(ids)
-    for r, (i, p, g) in enumerate(rows):
-        ids[r, width - len(i):], pos[r, width - len(i):] = torch.tensor(i), torch.tensor(p)
-        seg[r, width - len(i):], real[r, width - len(i):] = torch.tensor(g), 1
-    ids, pos, seg, real = ids.to(device), pos.to(device), seg.to(device), real.to(device)
-    # each stream's prompt, as columns of its question's row: the prefix, then its own suffix
-    columns, ends = [], []
-    for r, (group, n) in enumerate(zip(groups, shared)):
-        offset, start = width - len(rows[r][0]), n
-        for prompt in group:
-            cols = list(range(offset, offset + n)) + list(range(offset + start, offset + start + len(prompt) - n))
-            start += len(prompt) - n
-            columns.append(cols)
-            ends.append((r, cols[-1]))
+    for r, t in enumerate(tries):
+        ids[r, width - len(t.ids):], pos[r, width - len(t.ids):] = torch.tensor(t.ids), torch.tensor(t.pos)
+        seg[r, width - len(t.ids):], real[r, width - len(t.ids):] = torch.tensor(t.seg), 1
+    limits = torch.tensor([t.limits for t in tries], dtype=torch.int32)
+    ids, pos, seg, real, limits = (x.to(device) for x in (ids, pos, seg, real, limits))
+    columns = [[width - len(t.ids) + c for c in cols] for t in tries for cols in t.columns]
+    ends = [(r, cols[-1]) for r, t in enumerate(tries) for cols in columns[r * streams : (r + 1) * streams]]
     kept = sorted({c for _, c in ends})  # the columns whose logits are read, for every row alike
     cache = make_cache(model, 0)
-    logits = model(input_ids=ids, attention_mask=_tree_mask(seg, real), position_ids=pos, use_cache=True,
+    logits = model(input_ids=ids, attention_mask=_tree_mask(seg, pos, real, limits), position_ids=pos, use_cache=True,
                    logits_to_keep=torch.tensor(kept, device=device), **{_cache_kwarg(type(model)): cache}).logits
     logits = logits[[r for r, _ in ends], [kept.index(c) for _, c in ends]]
-    state = _split_tree(model, cache, columns, [r for r in range(len(groups)) for _ in range(streams)], prompts,
+    state = _split_tree(model, cache, columns, [r for r in range(len(tries)) for _ in range(streams)], prompts,
                         pad_id, reserve)
     return logits, state
 
