@@ -9,11 +9,11 @@ declarations) has one owner, :class:`Rows`, which selects and advances it as a w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+from dataclasses import dataclass, fields, replace
 
 import torch
-from transformers import PreTrainedModel
+from transformers import LogitsProcessorList, PreTrainedModel
 
 from .config import DecodingConfig
 from .fusion import log_probs
@@ -35,6 +35,14 @@ class Step:
     p_ref: torch.Tensor | None  # [n] p_ref(y_t)
     q: torch.Tensor  # [n] q(y_t)
     questions: list[int]  # [n] which question of the batch each row is (all of them unless some finished)
+
+    def take(self, index: torch.Tensor, questions: list[int]) -> Step:
+        """The rows ``index``, every tensor copied (a graph's outputs are overwritten by its next replay)."""
+        def rows(x):
+            return None if x is None else x[index]
+
+        fusion = StepFusion(**{f.name: rows(getattr(self.fusion, f.name)) for f in fields(StepFusion)})
+        return Step(rows(self.tokens), fusion, rows(self.p_full), rows(self.p_ref), rows(self.q), questions)
 
 
 @dataclass
@@ -188,6 +196,92 @@ def fuse_step(method: Method, logits: torch.Tensor, taps: LayerTaps, rows: Rows,
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
+def pick(method: Method, logits: torch.Tensor, taps: LayerTaps | None, rows: Rows | StepTail, config: DecodingConfig,
+         begun: bool, ends: torch.Tensor | None, pieces: torch.Tensor | None, warpers: LogitsProcessorList,
+         generators: list[torch.Generator] | None) -> Step:
+    """One step's decision from the streams' logits: the fused step (:func:`fuse_step`), the token it samples per
+    row (matched truncation, then y_t) and the values the trace reads. The eager engine calls it after each forward
+    pass; a graph's :class:`StepTail` captures it."""
+    lp_full, lp_ref, fused = fuse_step(method, logits, taps, rows, config, begun, ends, pieces)  # type: ignore[arg-type]
+    tokens = sample(fused.log_q, warpers, generators)
+    at = torch.arange(tokens.shape[0], device=tokens.device)
+    return Step(tokens=tokens, fusion=fused, p_full=lp_full[at, tokens].exp(),
+                p_ref=None if lp_ref is None else lp_ref[at, tokens].exp(), q=fused.log_q[at, tokens].exp(),
+                questions=[])
+
+
+class StepTail:
+    """The rest of a greedy step after the forward pass (:func:`pick`: fusion, post-fusion steps, the argmax, the
+    trace's values) over per-question buffers at fixed addresses: a CUDA graph captures it with the forward, so a
+    step is one replay instead of a launch per fusion op. It reads the same :class:`StepInputs` as :class:`Rows`
+    builds; the buffers are loaded once per decode (:meth:`load`) and the copy trackers' masks before each step
+    (:meth:`refresh`). Slots are the batch's questions; a finished one's slot decodes on, unread."""
+
+    def __init__(self, method: Method, config: DecodingConfig, questions: int, vocab: int,
+                 device: torch.device) -> None:
+        def zeros(*shape: int, dtype: torch.dtype = torch.bool) -> torch.Tensor:
+            return torch.zeros(*shape, dtype=dtype, device=device)
+
+        needs, self.method, self.config, self.spans = method.needs, method, config, None
+        self.trust = zeros(questions, dtype=torch.float32)
+        self.doc_tokens = zeros(questions, vocab) if "document_tokens" in needs else None
+        self.trusted = zeros(questions) if "trusted" in needs else None  # no row trusted: _trusted changes nothing
+        self.words = zeros(questions, vocab) if "copies" in needs else None
+        self.inside = zeros(questions) if "copies" in needs and "word_breaks" in needs else None
+        self.ends = zeros(vocab) if "end_ids" in needs else None
+        self.pieces = zeros(vocab) if self.inside is not None else None
+
+    @staticmethod
+    def applies(method: Method, config: DecodingConfig, inputs: RowInputs) -> bool:
+        """Greedy (a seeded draw per row needs its generator), no hooks, no extractive spans (their mask is built
+        from Python sets each step)."""
+        return config.greedy and method.signal == "none" and inputs.spans is None
+
+    @staticmethod
+    def key(method: Method, config: DecodingConfig) -> tuple[str, str]:
+        """What a captured tail bakes in: the method and the settings its rule reads (not the answer's length)."""
+        return method.name, config.model_copy(update={"max_new_tokens": 1, "stop": [], "seed": None}).model_dump_json()
+
+    def load(self, rows: Rows, ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepTail:
+        self.trust.copy_(rows.trust)
+        for buffer, value in ((self.doc_tokens, rows.doc_tokens), (self.trusted, rows.trusted), (self.ends, ends),
+                              (self.pieces, pieces)):
+            if buffer is not None:
+                buffer.copy_(value) if value is not None else buffer.zero_()
+        return self
+
+    def refresh(self, rows: Rows) -> None:
+        """The live questions' copied-word masks (:func:`word_masks`, :func:`word_breaks`) into their slots."""
+        if self.words is None or rows.copies is None:
+            return
+        slots, tokens = [], []
+        for q, copy in zip(rows.questions, rows.copies):
+            follow = [t for t in copy.follows() & copy.joins if 0 <= t < self.words.shape[1]]
+            slots += [q] * len(follow)
+            tokens += follow
+        self.words.zero_()
+        if tokens:
+            device = self.words.device
+            self.words[torch.tensor(slots, device=device), torch.tensor(tokens, device=device)] = True
+        if self.inside is not None:
+            self.inside.zero_()
+            self.inside[torch.tensor(rows.questions, device=self.inside.device)] = torch.tensor(
+                [c.inside for c in rows.copies], device=self.inside.device)
+
+    def inputs(self, lp_full: torch.Tensor, lp_ref: torch.Tensor | None, config: DecodingConfig, begun: bool,
+               ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepInputs:
+        """:meth:`Rows.inputs` over the buffers."""
+        return StepInputs(
+            lp_full, lp_ref, self.trust, config, begun=begun, doc_tokens=self.doc_tokens, words=self.words,
+            breaks=None if self.inside is None else self.inside.unsqueeze(-1) & ~self.pieces,  # type: ignore[operator]
+            ends=ends, trusted=self.trusted, spans=None,
+        )
+
+    def __call__(self, logits: torch.Tensor) -> Step:
+        return pick(self.method, logits, None, self, self.config, True, self.ends, self.pieces, LogitsProcessorList(),
+                    None)
+
+
 @torch.inference_mode()
 def decode_one_token(model: PreTrainedModel, state: DecodeState, tokens: torch.Tensor) -> torch.Tensor:
     """Append one token per row and return the next logits [rows, V]."""
@@ -232,8 +326,9 @@ def decode(
     after each step: one flag per question of the batch) finished questions leave the batch, so one long answer
     does not keep the whole batch's rows decoding; each :class:`Step` says which questions its rows are. ``end_ids``
     are the tokens that end an answer (EOS, end of turn), for a method with the end rule. ``graphs`` decodes over its
-    static KV caches (:mod:`grounded_rag.graphs`: CUDA graphs on a GPU), where finished questions' rows keep
-    decoding unread. ``tree`` prefills each question's streams in one forward pass (the GPU default)."""
+    static KV caches (:mod:`grounded_rag.graphs`: CUDA graphs on a GPU, with a greedy step's fusion inside the graph:
+    :class:`StepTail`), where finished questions' rows keep decoding unread. ``tree`` prefills each question's
+    streams in one forward pass (the GPU default)."""
     streams = method.streams
     if graphs is not None and method.signal != "none":
         raise ValueError(f"{method.name} reads hidden states through hooks, which a graph would not replay; "
@@ -246,29 +341,33 @@ def decode(
         vocab = logits.shape[-1]
         rows = Rows.start(method, inputs, config, vocab, logits.device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, logits.device)
-        step = _step_function(model, state, streams, pad_id, config.max_new_tokens, graphs)
+        tail = graphs is not None and graphs.fuse and StepTail.applies(method, config, inputs)
+        steps = _step_function(model, state, streams, pad_id, config.max_new_tokens, graphs,
+                               (lambda: StepTail(method, config, len(rows.questions), vocab, logits.device))
+                               if tail else None, StepTail.key(method, config) if tail else None)
+        if isinstance(steps, _StaticSteps) and steps.static.tail is not None:
+            steps.static.tail.load(rows, ends, pieces)
+        picked = pick(method, logits, taps, rows, config, False, ends, pieces, warpers, rows.generators)
         try:
             for t in range(config.max_new_tokens):
-                lp_full, lp_ref, fused = fuse_step(method, logits, taps, rows, config, t > 0, ends, pieces)
-                tokens = sample(fused.log_q, warpers, rows.generators)  # matched truncation, then y_t
+                tokens = picked.tokens
                 rows.advance(tokens.tolist())
-                at = torch.arange(len(rows.questions), device=logits.device)
-                yield Step(tokens=tokens, fusion=fused, p_full=lp_full[at, tokens].exp(),
-                           p_ref=None if lp_ref is None else lp_ref[at, tokens].exp(), q=fused.log_q[at, tokens].exp(),
-                           questions=list(rows.questions))
+                yield replace(picked, questions=list(rows.questions))
                 if t + 1 == config.max_new_tokens:
                     break
                 keep = _still_decoding(rows, finished)
                 if not keep:
                     break
                 if len(keep) < len(rows.questions):
-                    step.keep(keep)
+                    steps.keep(keep)
                     rows.select(keep)
                     tokens = tokens[keep]
                 taps.claim()
-                logits = step(tokens.repeat_interleave(streams))  # y_t to every stream
+                picked = steps.next(tokens.repeat_interleave(streams), rows,  # y_t to every stream
+                                    lambda logits: pick(method, logits, taps, rows, config, True, ends, pieces,
+                                                        warpers, rows.generators))
         finally:
-            step.close()
+            steps.close()
 
 
 class _EagerSteps:
@@ -283,37 +382,49 @@ class _EagerSteps:
     def close(self) -> None:
         pass
 
-    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
-        return decode_one_token(self.model, self.state, tokens)
+    def next(self, tokens: torch.Tensor, rows: Rows, then: Callable[[torch.Tensor], Step]) -> Step:
+        return then(decode_one_token(self.model, self.state, tokens))
 
 
 class _StaticSteps:
     """Decode steps over a static cache (:class:`~grounded_rag.graphs.StaticStep`): the batch keeps its rows, the
-    finished ones fed padding and left unread."""
+    finished ones fed padding and left unread. With a :class:`StepTail` the step returns its decision, read at the
+    live questions' slots."""
 
-    def __init__(self, static: StaticStep, rows: int, streams: int, pad_id: int) -> None:
+    def __init__(self, static: StaticStep, questions: int, streams: int, pad_id: int) -> None:
         self.static, self.streams, self.pad_id = static, streams, pad_id
-        self.live = torch.arange(rows, device=static.tokens.device)
+        self.questions = torch.arange(questions, device=static.tokens.device)
+        self.live = torch.arange(questions * streams, device=static.tokens.device)
 
     def keep(self, keep: Sequence[int]) -> None:
+        self.questions = self.questions[list(keep)]
         self.live = self.live.view(-1, self.streams)[list(keep)].flatten()
 
     def close(self) -> None:
         self.static.busy = False  # back to the pool for the next decode of its size
 
-    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
-        if len(self.live) == self.static.tokens.shape[0]:  # every row live: no gather, no scatter
-            return self.static(tokens)
-        fed = torch.full((self.static.tokens.shape[0],), self.pad_id, dtype=tokens.dtype, device=tokens.device)
-        fed[self.live] = tokens
-        return self.static(fed)[self.live]
+    def next(self, tokens: torch.Tensor, rows: Rows, then: Callable[[torch.Tensor], Step]) -> Step:
+        if self.static.tail is not None:
+            self.static.tail.refresh(rows)
+        if len(self.live) < self.static.tokens.shape[0]:
+            fed = torch.full((self.static.tokens.shape[0],), self.pad_id, dtype=tokens.dtype, device=tokens.device)
+            fed[self.live] = tokens
+            tokens = fed
+        out = self.static(tokens)
+        if self.static.tail is not None:
+            return out.take(self.questions, [])
+        return then(out if len(self.live) == out.shape[0] else out[self.live])
 
 
 def _step_function(model: PreTrainedModel, state: DecodeState, streams: int, pad_id: int, new_tokens: int,
-                   graphs: GraphPool | None) -> _EagerSteps | _StaticSteps:
+                   graphs: GraphPool | None, tail: Callable[[], StepTail] | None, tail_key: Hashable
+                   ) -> _EagerSteps | _StaticSteps:
+    """The decode's steps: eager over the growing cache, or static steps from ``graphs``, whose graph also captures
+    the :class:`StepTail` that ``tail`` makes (a greedy decode's)."""
     if graphs is None or state.cache is None:  # no cache (the recompute check): nothing to keep static
         return _EagerSteps(model, state, streams)
-    return _StaticSteps(graphs.step(model, state, new_tokens), state.attention_mask.shape[0], streams, pad_id)
+    static = graphs.step(model, state, new_tokens, tail, tail_key)
+    return _StaticSteps(static, state.attention_mask.shape[0] // streams, streams, pad_id)
 
 
 @torch.inference_mode()

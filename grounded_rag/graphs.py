@@ -9,6 +9,10 @@ keeps the tokens, mask and positions in fixed buffers, so each step is the same 
 - ``"capture"``: the step captured once into a ``torch.cuda.CUDAGraph`` and replayed;
 - ``"eager"``: the same static step without a graph, the reference the CPU tests hold equal to the dynamic cache.
 
+A step may also carry a ``tail``: what a greedy decode does with the logits (the method's fusion, its post-fusion
+steps, the argmax, the values the trace reads: :class:`~grounded_rag.engine.StepTail`), over per-row buffers of its
+own, so the graph replays the whole step and Python only feeds the tokens and the copy trackers' masks in.
+
 A :class:`GraphPool` keeps the steps across decodes, so a graph is captured once per batch size and cache-length
 bucket and replayed by every later decode of that size. Rows of finished questions keep decoding (a graph's batch is
 fixed); the engine reads only the live rows.
@@ -17,7 +21,8 @@ fixed); the engine reads only the live rows.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Literal
+from collections.abc import Callable, Hashable
+from typing import Any, Literal
 
 import torch
 from transformers import PreTrainedModel, StaticCache
@@ -39,7 +44,8 @@ class StaticStep:
     :meth:`load` puts its prefilled state into them, so a captured graph serves every decode of its size."""
 
     @torch.inference_mode()
-    def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode) -> None:
+    def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode,
+                 tail: Callable[[torch.Tensor], Any] | None = None) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         if state.cache is None or not static_ok(model):
@@ -53,7 +59,8 @@ class StaticStep:
         self.mask = torch.zeros(rows, length, dtype=torch.long, device=device)
         self.position = torch.zeros(rows, 1, dtype=torch.long, device=device)
         self.tokens = torch.zeros(rows, 1, dtype=torch.long, device=device)
-        self.logits: torch.Tensor | None = None
+        self.tail = tail
+        self.outputs: Any = None  # the captured step's output: the logits, or what the tail returns
         self.graph: torch.cuda.CUDAGraph | None = None
         self.busy = False  # a decode holds it (two interleaved decodes of one size must not share buffers)
         self.load(state)
@@ -77,10 +84,11 @@ class StaticStep:
         self.position.copy_((state.position_ids.max(dim=1).values + 1).unsqueeze(1))
         return self
 
-    def _forward(self) -> torch.Tensor:
+    def _forward(self) -> Any:
         out = self.model(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
                          logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
-        return out.logits[:, -1, :]
+        logits = out.logits[:, -1, :]
+        return logits if self.tail is None else self.tail(logits)
 
     def _capture(self) -> None:
         """Warm up on a side stream (cuBLAS handles, lazy buffers), undo the warm-up's cache write, capture."""
@@ -92,7 +100,7 @@ class StaticStep:
         self._rewind()
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):
-            self.logits = self._forward()
+            self.outputs = self._forward()
         self._rewind()  # capturing records the step's kernels without running them; be safe all the same
 
     def _rewind(self) -> None:
@@ -100,21 +108,22 @@ class StaticStep:
             layer.cumulative_length.fill_(self.length)
 
     @torch.inference_mode()
-    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+    def __call__(self, tokens: torch.Tensor) -> Any:
         """Append ``tokens`` ([rows]) and return the next logits [rows, V] (a fresh tensor: the graph's own output
-        buffer is overwritten by the next step)."""
+        buffer is overwritten by the next step), or with a tail, what it returns (the graph's own buffers: the
+        caller copies what it keeps)."""
         if self.length >= self.capacity:
             raise ValueError(f"the static step holds {self.capacity} tokens; the decode ran past them")
         self.tokens.copy_(tokens.unsqueeze(1))
         self.mask[:, self.length] = 1
         if self.graph is not None:
             self.graph.replay()
-            logits = self.logits
+            out = self.outputs
         else:
-            logits = self._forward()
+            out = self._forward()
         self.length += 1
         self.position.add_(1)
-        return logits.clone()
+        return out.clone() if self.tail is None else out
 
 
 class GraphPool:
@@ -123,24 +132,28 @@ class GraphPool:
     used sizes stay (each holds a KV cache of its size). A step is lent to one decode at a time: the decode sets
     ``busy = False`` when it ends."""
 
-    def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4) -> None:
+    def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4, fuse: bool = True) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         self.mode, self.bucket, self.keep = mode, bucket, keep
-        self.steps: OrderedDict[tuple[int, int, int], StaticStep] = OrderedDict()
+        self.fuse = fuse  # a greedy step's fusion inside the step (False: the forward alone, for comparison)
+        self.steps: OrderedDict[tuple[int, int, int, Hashable], StaticStep] = OrderedDict()
 
-    def step(self, model: PreTrainedModel, state: DecodeState, new_tokens: int) -> StaticStep:
+    def step(self, model: PreTrainedModel, state: DecodeState, new_tokens: int,
+             tail: Callable[[], Callable[[torch.Tensor], Any]] | None = None, tail_key: Hashable = None) -> StaticStep:
+        """A step for ``state``'s size, loaded with it; ``tail`` makes the tail a new step captures (steps with tails
+        of different ``tail_key`` are different steps: a graph bakes its method and settings in)."""
         rows, width = state.attention_mask.shape
         length = -(-(width + new_tokens) // self.bucket) * self.bucket
-        key = (id(model), rows, length)
+        key = (id(model), rows, length, tail_key if tail is not None else None)
         if key in self.steps and self.steps[key].busy:  # another decode of this size is still running
-            return StaticStep(model, state, length, self.mode)
+            return StaticStep(model, state, length, self.mode, tail() if tail is not None else None)
         if key in self.steps:
             self.steps.move_to_end(key)
             step = self.steps[key].load(state)
         else:
             while len(self.steps) >= self.keep:
                 self.steps.popitem(last=False)
-            step = self.steps[key] = StaticStep(model, state, length, self.mode)
+            step = self.steps[key] = StaticStep(model, state, length, self.mode, tail() if tail is not None else None)
         step.busy = True  # until the decode releases it
         return step

@@ -30,6 +30,9 @@ from .shapes import random_model
 from .spans import CopyState, document_tokens
 
 
+FORWARD_ONLY = "_forward"  # a decode mode's suffix: the step holds the forward alone, the fusion runs after it
+
+
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize()
@@ -175,7 +178,8 @@ def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=
             report[name] = "not available: the shape has sliding-window layers"
             continue
         try:
-            pool = GraphPool(mode) if mode is not None else None  # type: ignore[arg-type]
+            pool = None if mode is None else GraphPool(mode.removesuffix(FORWARD_ONLY),  # type: ignore[arg-type]
+                                                       fuse=not mode.endswith(FORWARD_ONLY))
             capture = _capture_ms(decoder, pool, new_tokens) if pool is not None else None
             report[name] = method_times(decoder, new_tokens, repeats, pool)
             report[name].update(batch_scaling(decoder, batches, new_tokens, pool))

@@ -5,14 +5,14 @@
 set -u
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
-TOK=${GROUNDED_RAG_GPU_TOKENIZER:-.gpu/tok}
+TOK=${GROUNDED_RAG_GPU_TOKENIZER:-.gpu/tok}; export GROUNDED_RAG_GPU_TOKENIZER=$TOK
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/card.txt"
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "$OUT/card.txt"
 timeout "${PARITY_S:-150}" python3 -m pytest -q -s -p no:cacheprovider tests/integration/test_gpu_parity.py \
-  -k "${PARITY_K:-random_weight}" > "$OUT/parity.txt" 2>&1; echo "parity rc=$?"
-timeout "${BIG_S:-170}" python3 -m grounded_rag.cli bench --shape llama3-8b --model "$TOK" --graphs dynamic,capture \
+  -k "${PARITY_K:-random_weight or captured}" > "$OUT/parity.txt" 2>&1; echo "parity rc=$?"
+timeout "${BIG_S:-230}" python3 -m grounded_rag.cli bench --shape llama3-8b --model "$TOK" --graphs "${BIG_MODES:-capture,capture_forward}" \
   --json > "$OUT/llama3-8b.json" 2> "$OUT/llama3-8b.err"; echo "llama3-8b rc=$?"
-timeout "${SMALL_S:-70}" python3 -m grounded_rag.cli bench --shape smollm2-135m --model "$TOK" --graphs dynamic,capture \
+timeout "${SMALL_S:-90}" python3 -m grounded_rag.cli bench --shape smollm2-135m --model "$TOK" --graphs "${SMALL_MODES:-dynamic,capture,capture_forward}" \
   --json > "$OUT/smollm2-135m.json" 2> "$OUT/smollm2-135m.err"; echo "smollm2-135m rc=$?"
 grep -E "(smollm2|gemma3)-|passed|failed|Error" "$OUT/parity.txt" | tail -12
 for f in "$OUT"/*.err; do tail -n 3 "$f"; done
@@ -23,7 +23,7 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
         r = json.loads(path.read_text())
     except ValueError:
         print(path.name, "no report"); continue
-    for mode in ("dynamic", "capture"):
+    for mode in [k for k, v in r.items() if isinstance(v, dict) and k != "prefill"]:
         m = r.get(mode)
         if isinstance(m, dict) and "error" in m:
             print(r["shape"], mode, m["error"][:600])

@@ -33,6 +33,11 @@ def _tokens(decoder, requests, method, **engine):
                                                         **engine)]
 
 
+def _traces(decoder, requests, method, **engine):
+    results = decoder.generate_batch(requests, method=method, max_new_tokens=12, attribute=False, **engine)
+    return [[(s.token_id, s.rho, s.eta, s.conflict, s.p_full, s.p_ref, s.q) for s in r.trace] for r in results]
+
+
 def _prompts(decoder, question, documents, method):
     return decoder.prepare(question, documents, None, DecodingConfig(method=method), get_method(method)).token_ids
 
@@ -50,6 +55,30 @@ def test_static_steps_equal_the_dynamic_cache(decoder, method):
         assert _tokens(decoder, REQUESTS, method, ragged=False) == reference  # the pooled step, loaded again
         assert len(decoder.graphs.steps) == 2  # least recently used sizes dropped
         assert _tokens(decoder, REQUESTS, method, graphs=False, ragged=False) == reference
+        assert all(step.tail is not None for step in decoder.graphs.steps.values())  # greedy: the fusion in the step
+    finally:
+        decoder.graphs = None
+
+
+@pytest.mark.parametrize("method", ["grounded", "grounded_contrast"])
+def test_the_steps_fusion_in_the_graph_gives_the_eager_trace(decoder, method):
+    """The greedy step's fusion, post-fusion steps and trace values run inside the static step (StepTail, what a CUDA
+    graph captures): the eager engine's trace, value for value, with a question finishing early; a sampled decode
+    keeps its fusion outside (a seeded draw per row) and still gives the eager engine's tokens."""
+    requests = [*REQUESTS, {"question": "Finish the proverb.",  # the caller's own document: the trusted rule's rows
+                            "documents": [{"text": 'Write a quote that ends in the word "heavy":', "trusted": True}]}]
+    reference = _traces(decoder, requests, method, ragged=False)
+    decoder.graphs = GraphPool("eager", bucket=16, keep=4)
+    try:
+        static = _traces(decoder, requests, method, ragged=False)
+        for ref, got in zip(reference, static, strict=True):
+            assert [s[0] for s in got] == [s[0] for s in ref]
+            assert all(g == pytest.approx(r, abs=1e-5) for gs, rs in zip(got, ref) for g, r in zip(gs[1:], rs[1:])
+                       if r is not None)
+        sampled = {"temperature": 0.8, "top_p": 0.9, "seed": 3}
+        assert _tokens(decoder, REQUESTS, method, ragged=False, **sampled) == _tokens(
+            decoder, REQUESTS, method, ragged=False, graphs=False, **sampled)
+        assert sorted(step.tail is None for step in decoder.graphs.steps.values()) == [False, True]
     finally:
         decoder.graphs = None
 
