@@ -45,13 +45,14 @@ class StaticStep:
 
     @torch.inference_mode()
     def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode,
-                 tail: Callable[[torch.Tensor], Any] | None = None) -> None:
+                 tail: Callable[[torch.Tensor], Any] | None = None, run: Callable[..., Any] | None = None) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         if state.cache is None or not static_ok(model):
             raise ValueError("a static decode step needs a KV cache of full-attention layers")
         rows = state.attention_mask.shape[0]
         self.model, self.length, self.capacity = model, 0, length
+        self.run = model if run is None else run  # the forward pass: the model, or its torch.compile'd form (GraphPool(compiled=True))
         self.cache = StaticCache(config=model.config, max_cache_len=length)
         for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
             layer.lazy_initialization(source.keys, source.values)
@@ -85,7 +86,7 @@ class StaticStep:
         return self
 
     def _forward(self) -> Any:
-        out = self.model(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
+        out = self.run(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
                          logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
         logits = out.logits[:, -1, :]
         return logits if self.tail is None else self.tail(logits)
@@ -132,11 +133,16 @@ class GraphPool:
     used sizes stay (each holds a KV cache of its size). A step is lent to one decode at a time: the decode sets
     ``busy = False`` when it ends."""
 
-    def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4, fuse: bool = True) -> None:
+    def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4, fuse: bool = True,
+                 compiled: bool = False) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         self.mode, self.bucket, self.keep = mode, bucket, keep
         self.fuse = fuse  # a greedy step's fusion inside the step (False: the forward alone, for comparison)
+        # the step's forward through torch.compile (one compile per model, every size: dynamic shapes), which fuses
+        # the layers' elementwise kernels; the graph then replays fewer, larger kernels
+        self.compiled = compiled
+        self.runs: dict[int, Callable[..., Any]] = {}
         self.steps: OrderedDict[tuple[int, int, int, Hashable], StaticStep] = OrderedDict()
 
     def step(self, model: PreTrainedModel, state: DecodeState, new_tokens: int,
@@ -147,13 +153,21 @@ class GraphPool:
         length = -(-(width + new_tokens) // self.bucket) * self.bucket
         key = (id(model), rows, length, tail_key if tail is not None else None)
         if key in self.steps and self.steps[key].busy:  # another decode of this size is still running
-            return StaticStep(model, state, length, self.mode, tail() if tail is not None else None)
+            return StaticStep(model, state, length, self.mode, tail() if tail is not None else None, self._run(model))
         if key in self.steps:
             self.steps.move_to_end(key)
             step = self.steps[key].load(state)
         else:
             while len(self.steps) >= self.keep:
                 self.steps.popitem(last=False)
-            step = self.steps[key] = StaticStep(model, state, length, self.mode, tail() if tail is not None else None)
+            step = self.steps[key] = StaticStep(model, state, length, self.mode, tail() if tail is not None else None,
+                                                self._run(model))
         step.busy = True  # until the decode releases it
         return step
+
+    def _run(self, model: PreTrainedModel) -> Callable[..., Any] | None:
+        if not self.compiled:
+            return None
+        if id(model) not in self.runs:
+            self.runs[id(model)] = torch.compile(model, dynamic=True)
+        return self.runs[id(model)]

@@ -31,6 +31,7 @@ from .spans import CopyState, document_tokens
 
 
 FORWARD_ONLY = "_forward"  # a decode mode's suffix: the step holds the forward alone, the fusion runs after it
+COMPILED = "compile"  # the captured step with its forward through torch.compile
 
 
 def _sync(device: torch.device) -> None:
@@ -178,8 +179,9 @@ def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=
             report[name] = "not available: the shape has sliding-window layers"
             continue
         try:
-            pool = None if mode is None else GraphPool(mode.removesuffix(FORWARD_ONLY),  # type: ignore[arg-type]
-                                                       fuse=not mode.endswith(FORWARD_ONLY))
+            pool = None if mode is None else GraphPool(
+                "capture" if mode == COMPILED else mode.removesuffix(FORWARD_ONLY),  # type: ignore[arg-type]
+                fuse=not mode.endswith(FORWARD_ONLY), compiled=mode == COMPILED)
             capture = _capture_ms(decoder, pool, new_tokens) if pool is not None else None
             report[name] = method_times(decoder, new_tokens, repeats, pool)
             report[name].update(batch_scaling(decoder, batches, new_tokens, pool))

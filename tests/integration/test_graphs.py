@@ -102,6 +102,25 @@ def test_tree_prefill_equals_padded_prefill(decoder, method, monkeypatch):
     assert calls == [1]  # the decode took the tree path, and the reference did not
 
 
+def test_compiled_forward_gives_the_static_steps_tokens():
+    """GraphPool(compiled=True): the static step's forward through torch.compile (one compile, dynamic sizes) gives
+    the uncompiled step's tokens, for one question and two (a second size, no second model compile)."""
+    from transformers import AutoTokenizer
+
+    from grounded_rag import GroundedDecoder
+    from grounded_rag.models import resolve_model
+
+    tiny = GroundedDecoder(random_model("tiny", "cpu", torch.float32),
+                           AutoTokenizer.from_pretrained(resolve_model(None)[0]))
+    compiled = GraphPool("eager", compiled=True)
+    for requests in (REQUESTS[:1], REQUESTS[:2]):
+        tiny.graphs = GraphPool("eager")
+        reference = _tokens(tiny, requests, "grounded_contrast", ragged=False)
+        tiny.graphs = compiled
+        assert _tokens(tiny, requests, "grounded_contrast", ragged=False) == reference
+    assert len(compiled.runs) == 1 and len(compiled.steps) == 2
+
+
 def test_static_step_refuses_overflow_and_wrong_sizes(decoder):
     prompts = _prompts(decoder, "Who?", ["Ada wrote it."], "standard")
     _, state = prefill(decoder.model, prompts, 1, decoder.pad_id, ragged=False)
