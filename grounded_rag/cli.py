@@ -259,8 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time a named architecture (llama3-8b, smollm2-135m, gemma3-270m) on random weights (the packaged tokenizer; --model's if given)")
     bench.add_argument("--graphs", default="dynamic", help="with --shape: decode modes to time, comma-separated "
                        "(dynamic: the eager engine; eager: the static-cache step; capture: it in a CUDA graph; "
-                       "capture_forward: the graph holding the forward pass alone, the fusion after it; compile: capture, with the "
-                       "forward through torch.compile)")
+                       "capture_forward: the graph holding the forward pass alone, the fusion after it; "
+                       "compile: capture, with the forward through torch.compile)")
     bench.add_argument("--batches", default="1,8,32", help="with --shape: batch sizes for the default's tokens/s")
     bench.set_defaults(func=cmd_bench)
 

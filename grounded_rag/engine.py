@@ -9,7 +9,7 @@ declarations) has one owner, :class:`Rows`, which selects and advances it as a w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 
 import torch
@@ -238,10 +238,12 @@ class StepTail:
         return config.greedy and method.signal == "none" and inputs.spans is None
 
     @staticmethod
-    def key(method: Method, config: DecodingConfig) -> tuple[str, str]:
-        """What a captured tail bakes in: the method and the settings its rule reads (not the answer's length)."""
-        return method.name, config.model_copy(update={"max_new_tokens": 1, "stop": [], "seed": None}).model_dump_json()
+    def key(method: Method, config: DecodingConfig) -> tuple[Method, str]:
+        """What a captured tail bakes in: the method (itself, not its name: a caller may build one) and the settings
+        (all but the answer's length and stops, which no rule reads)."""
+        return method, config.model_copy(update={"max_new_tokens": 1, "stop": [], "seed": None}).model_dump_json()
 
+    @torch.inference_mode()  # the buffers may have been made by a decode in inference mode, or not
     def load(self, rows: Rows, ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepTail:
         self.trust.copy_(rows.trust)
         for buffer, value in ((self.doc_tokens, rows.doc_tokens), (self.trusted, rows.trusted), (self.ends, ends),
@@ -250,6 +252,7 @@ class StepTail:
                 buffer.copy_(value) if value is not None else buffer.zero_()
         return self
 
+    @torch.inference_mode()
     def refresh(self, rows: Rows) -> None:
         """The live questions' copied-word masks (:func:`word_masks`, :func:`word_breaks`) into their slots."""
         if self.words is None or rows.copies is None:
@@ -341,14 +344,9 @@ def decode(
         vocab = logits.shape[-1]
         rows = Rows.start(method, inputs, config, vocab, logits.device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, logits.device)
-        tail = graphs is not None and graphs.fuse and StepTail.applies(method, config, inputs)
-        steps = _step_function(model, state, streams, pad_id, config.max_new_tokens, graphs,
-                               (lambda: StepTail(method, config, len(rows.questions), vocab, logits.device))
-                               if tail else None, StepTail.key(method, config) if tail else None)
-        if isinstance(steps, _StaticSteps) and steps.static.tail is not None:
-            steps.static.tail.load(rows, ends, pieces)
-        picked = pick(method, logits, taps, rows, config, False, ends, pieces, warpers, rows.generators)
+        steps = _step_function(model, state, pad_id, graphs, method, config, inputs, rows, (ends, pieces), vocab)
         try:
+            picked = pick(method, logits, taps, rows, config, False, ends, pieces, warpers, rows.generators)
             for t in range(config.max_new_tokens):
                 tokens = picked.tokens
                 rows.advance(tokens.tolist())
@@ -416,15 +414,26 @@ class _StaticSteps:
         return then(out if len(self.live) == out.shape[0] else out[self.live])
 
 
-def _step_function(model: PreTrainedModel, state: DecodeState, streams: int, pad_id: int, new_tokens: int,
-                   graphs: GraphPool | None, tail: Callable[[], StepTail] | None, tail_key: Hashable
-                   ) -> _EagerSteps | _StaticSteps:
+def _step_function(model: PreTrainedModel, state: DecodeState, pad_id: int, graphs: GraphPool | None, method: Method,
+                   config: DecodingConfig, inputs: RowInputs, rows: Rows,
+                   masks: tuple[torch.Tensor | None, torch.Tensor | None], vocab: int) -> _EagerSteps | _StaticSteps:
     """The decode's steps: eager over the growing cache, or static steps from ``graphs``, whose graph also captures
-    the :class:`StepTail` that ``tail`` makes (a greedy decode's)."""
+    the step's :class:`StepTail` (loaded with ``rows`` and the step ``masks``) where it applies."""
+    streams, new_tokens = method.streams, config.max_new_tokens
     if graphs is None or state.cache is None:  # no cache (the recompute check): nothing to keep static
         return _EagerSteps(model, state, streams)
-    static = graphs.step(model, state, new_tokens, tail, tail_key)
-    return _StaticSteps(static, state.attention_mask.shape[0] // streams, streams, pad_id)
+    questions = state.attention_mask.shape[0] // streams
+    if not (graphs.fuse and StepTail.applies(method, config, inputs)):
+        return _StaticSteps(graphs.step(model, state, new_tokens), questions, streams, pad_id)
+    device = state.attention_mask.device
+    static = graphs.step(model, state, new_tokens, lambda: StepTail(method, config, questions, vocab, device),
+                         StepTail.key(method, config))
+    try:
+        static.tail.load(rows, *masks)
+    except BaseException:
+        static.busy = False  # back to the pool: the decode that borrowed it never starts
+        raise
+    return _StaticSteps(static, questions, streams, pad_id)
 
 
 @torch.inference_mode()

@@ -52,7 +52,7 @@ class StaticStep:
             raise ValueError("a static decode step needs a KV cache of full-attention layers")
         rows = state.attention_mask.shape[0]
         self.model, self.length, self.capacity = model, 0, length
-        self.run = model if run is None else run  # the forward pass: the model, or its torch.compile'd form (GraphPool(compiled=True))
+        self.run = model if run is None else run  # the forward: the model, or its torch.compile'd form
         self.cache = StaticCache(config=model.config, max_cache_len=length)
         for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
             layer.lazy_initialization(source.keys, source.values)
@@ -87,7 +87,7 @@ class StaticStep:
 
     def _forward(self) -> Any:
         out = self.run(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
-                         logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
+                       logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
         logits = out.logits[:, -1, :]
         return logits if self.tail is None else self.tail(logits)
 

@@ -308,12 +308,15 @@ def _trie(group: Sequence[Sequence[int]]) -> _Trie:
 def _tree_mask(segments: torch.Tensor, positions: torch.Tensor, real: torch.Tensor, limits: torch.Tensor) -> torch.Tensor:
     """[rows, 1, W, W] bool: a token sees the real tokens of its own stream's prompt at or before its position (its
     own part, and its ancestors' parts below the limits of ``limits`` [rows, S, S]); a pad sees itself, so no
-    attention row is empty."""
+    attention row is empty. Every [rows, W, W] temporary is boolean."""
     rows, width = segments.shape
-    q_seg, k_seg = segments.unsqueeze(2).expand(rows, width, width), segments.unsqueeze(1).expand(rows, width, width)
-    limit = limits[torch.arange(rows, device=segments.device).view(rows, 1, 1), q_seg, k_seg]
-    q_pos, k_pos = positions.unsqueeze(2), positions.unsqueeze(1)
-    seen = (k_pos <= q_pos) & (k_pos < limit) & (real.unsqueeze(1) & real.unsqueeze(2)).bool()
+    real = real.bool()
+    q_limits = limits[torch.arange(rows, device=segments.device).unsqueeze(1), segments]  # [rows, W, S] per query
+    k_pos, k_seg = positions.unsqueeze(1), segments.unsqueeze(1)
+    inside = torch.zeros(rows, width, width, dtype=torch.bool, device=segments.device)
+    for s in range(limits.shape[1]):  # the key is in stream s's own part, below the query's limit there
+        inside |= (k_seg == s) & (k_pos < q_limits[..., s : s + 1])
+    seen = inside & (k_pos <= positions.unsqueeze(2)) & real.unsqueeze(1) & real.unsqueeze(2)
     return (seen | torch.eye(width, dtype=torch.bool, device=segments.device)).unsqueeze(1)
 
 

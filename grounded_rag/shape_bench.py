@@ -29,7 +29,6 @@ from .models import default_device, default_dtype, resolve_model
 from .shapes import random_model
 from .spans import CopyState, document_tokens
 
-
 FORWARD_ONLY = "_forward"  # a decode mode's suffix: the step holds the forward alone, the fusion runs after it
 COMPILED = "compile"  # the captured step with its forward through torch.compile
 

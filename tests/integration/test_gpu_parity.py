@@ -16,7 +16,6 @@ import os
 
 import pytest
 import torch
-
 from transformers import AutoTokenizer
 
 from grounded_rag import GroundedDecoder

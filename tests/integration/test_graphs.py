@@ -102,6 +102,19 @@ def test_tree_prefill_equals_padded_prefill(decoder, method, monkeypatch):
     assert calls == [1]  # the decode took the tree path, and the reference did not
 
 
+def test_a_pooled_step_serves_decodes_in_and_out_of_inference_mode(decoder):
+    """A step's buffers made by a decode inside ``torch.inference_mode()`` (as callers often wrap ``generate``) are
+    loaded again by a later decode outside it."""
+    decoder.graphs = GraphPool("eager", bucket=16)
+    try:
+        with torch.inference_mode():
+            first = _tokens(decoder, REQUESTS[:1], "grounded_contrast", ragged=False)
+        assert _tokens(decoder, REQUESTS[:1], "grounded_contrast", ragged=False) == first
+        assert len(decoder.graphs.steps) == 1
+    finally:
+        decoder.graphs = None
+
+
 def test_compiled_forward_gives_the_static_steps_tokens():
     """GraphPool(compiled=True): the static step's forward through torch.compile (one compile, dynamic sizes) gives
     the uncompiled step's tokens, for one question and two (a second size, no second model compile)."""
