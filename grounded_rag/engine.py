@@ -210,6 +210,13 @@ def pick(method: Method, logits: torch.Tensor, taps: LayerTaps | None, rows: Row
                 questions=[])
 
 
+# settings that shape a request's prompt, length, trust or report, which no fuse rule or post-fusion step reads
+# (tests/unit/test_fusion.py holds the rules to that)
+NOT_READ_BY_RULES = ("max_new_tokens", "stop", "seed", "template", "system_prompt", "answer_prefix", "extractive",
+                     "relevance_margin", "screen_instructions", "attribute", "support_threshold", "abstention_text",
+                     "overflow", "score_space", "tau_r", "gamma", "b")
+
+
 class StepTail:
     """The rest of a greedy step after the forward pass (:func:`pick`: fusion, post-fusion steps, the argmax, the
     trace's values) over per-question buffers at fixed addresses: a CUDA graph captures it with the forward, so a
@@ -240,8 +247,8 @@ class StepTail:
     @staticmethod
     def key(method: Method, config: DecodingConfig) -> tuple[Method, str]:
         """What a captured tail bakes in: the method (itself, not its name: a caller may build one) and the settings
-        (all but the answer's length and stops, which no rule reads)."""
-        return method, config.model_copy(update={"max_new_tokens": 1, "stop": [], "seed": None}).model_dump_json()
+        a rule may read; requests that differ only in how their prompt, answer or trust are made share a graph."""
+        return method, config.model_dump_json(exclude=set(NOT_READ_BY_RULES))
 
     @torch.inference_mode()  # the buffers may have been made by a decode in inference mode, or not
     def load(self, rows: Rows, ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepTail:

@@ -137,3 +137,31 @@ def test_contrastive_methods_with_a_ruled_out_token(method):
         out = get_method(method).step(StepInputs(a, reference, torch.tensor([0.7]), DecodingConfig()))
         nan |= bool(torch.isnan(out.log_q).any())
     assert not nan
+
+
+class _RuleSettings:
+    """A config that fails the test when a rule reads a setting the graph key leaves out (engine.NOT_READ_BY_RULES):
+    a captured step would bake in the first request's value for every later one."""
+
+    def __init__(self, config: DecodingConfig) -> None:
+        self._config = config
+
+    def __getattr__(self, name: str):
+        from grounded_rag.engine import NOT_READ_BY_RULES
+
+        assert name not in NOT_READ_BY_RULES, f"a rule reads {name!r}, which the captured step's key leaves out"
+        return getattr(self._config, name)
+
+
+@pytest.mark.parametrize("method", sorted({**METHODS, **ABLATIONS}))
+def test_no_rule_reads_a_setting_the_graph_key_leaves_out(method):
+    m, rows, vocab = get_method(method), 2, 12
+    k = 3 if method == "dola" else m.streams - 1
+    reference = (torch.stack([logp(rows, vocab, j, 3.0, 0.3) for j in range(k)], dim=1) if k > 1
+                 else logp(rows, vocab, 9, 3.0, 0.3))
+    masks = {"doc_tokens": torch.rand(rows, vocab) < 0.5, "words": torch.rand(rows, vocab) < 0.3,
+             "breaks": torch.rand(rows, vocab) < 0.3, "ends": torch.arange(vocab) == 0,
+             "trusted": torch.tensor([True, False])}
+    for begun in (False, True):
+        m.step(StepInputs(logp(rows, vocab, 1, 3.0, 0.3), reference, torch.tensor([0.2, 0.9]),
+                          _RuleSettings(DecodingConfig()), begun=begun, **masks))
