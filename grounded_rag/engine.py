@@ -63,10 +63,9 @@ def token_masks(token_sets: Sequence[Collection[int]] | None, vocab: int, device
     if token_sets is None:
         return None
     mask = torch.zeros(len(token_sets), vocab, dtype=torch.bool, device=device)
-    for i, ids in enumerate(token_sets):
-        kept = [t for t in ids if 0 <= t < vocab]
-        if kept:
-            mask[i, torch.tensor(kept, device=device)] = True
+    pairs = [(i, t) for i, ids in enumerate(token_sets) for t in ids if 0 <= t < vocab]
+    if pairs:  # one write for every row (a decode step builds these; on a GPU each write is a launch)
+        mask[tuple(torch.tensor(pairs, device=device).T)] = True
     return mask
 
 
@@ -211,7 +210,7 @@ def pick(method: Method, logits: torch.Tensor, taps: LayerTaps | None, rows: Row
 
 
 # settings that shape a request's prompt, length, trust or report, which no fuse rule or post-fusion step reads
-# (tests/unit/test_fusion.py holds the rules to that)
+# (tests/unit/test_fuzz.py holds the rules to that)
 NOT_READ_BY_RULES = ("max_new_tokens", "stop", "seed", "template", "system_prompt", "answer_prefix", "extractive",
                      "relevance_margin", "screen_instructions", "attribute", "support_threshold", "abstention_text",
                      "overflow", "score_space", "tau_r", "gamma", "b")
@@ -264,19 +263,12 @@ class StepTail:
         """The live questions' copied-word masks (:func:`word_masks`, :func:`word_breaks`) into their slots."""
         if self.words is None or rows.copies is None:
             return
-        slots, tokens = [], []
-        for q, copy in zip(rows.questions, rows.copies):
-            follow = [t for t in copy.follows() & copy.joins if 0 <= t < self.words.shape[1]]
-            slots += [q] * len(follow)
-            tokens += follow
+        slots = torch.tensor(rows.questions, device=self.words.device)
         self.words.zero_()
-        if tokens:
-            device = self.words.device
-            self.words[torch.tensor(slots, device=device), torch.tensor(tokens, device=device)] = True
+        self.words[slots] = word_masks(rows.copies, self.words.shape[1], self.words.device)
         if self.inside is not None:
             self.inside.zero_()
-            self.inside[torch.tensor(rows.questions, device=self.inside.device)] = torch.tensor(
-                [c.inside for c in rows.copies], device=self.inside.device)
+            self.inside[slots] = torch.tensor([c.inside for c in rows.copies], device=self.inside.device)
 
     def inputs(self, lp_full: torch.Tensor, lp_ref: torch.Tensor | None, config: DecodingConfig, begun: bool,
                ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepInputs:
