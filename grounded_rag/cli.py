@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import get_args
 
 from .config import DEPRECATED_METHODS, DecodingConfig, MethodName
@@ -179,12 +180,24 @@ def cmd_ingest(ns: argparse.Namespace) -> int:
     sources = read_files(ns.files, chunk_chars=ns.chunk_chars)  # every file checked before anything is stored
     with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
         store.sweep()
-        added = store.replace(sources)
+        added = sum(store.replace([source]) for source in _file_progress(sources))
     for source in sources:
         if not source.chunks:
             print(f"{source.key}: no text (its chunks, if any, were removed)")
     print(f"ingested {added} chunks from {len(sources)} file(s) into {ns.store}")
     return 0
+
+
+def _file_progress(sources: list) -> Iterator:
+    """The files one by one under a progress bar on stderr (a terminal only: a log gets the summary line), each
+    stored as it comes, so a long ingest shows where it is and a killed one keeps the files it finished."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(sources, desc="ingesting", unit="file", file=sys.stderr, disable=None)
+    for source in bar:
+        count = len(source.chunks)
+        bar.set_postfix_str(f"{Path(source.given or source.key).name}: {count} chunk{'s' * (count != 1)}", refresh=False)
+        yield source
 
 
 def cmd_eval(ns: argparse.Namespace) -> int:
@@ -375,6 +388,9 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # The Hub's and transformers' download and "Loading weights" bars say nothing a command's user needs (a model is
+    # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when transformers is imported.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     parser = build_parser()
     ns = parser.parse_args(argv)
     try:

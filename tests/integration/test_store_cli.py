@@ -156,3 +156,48 @@ def test_a_store_from_before_file_keys_loses_its_old_chunks_on_reingest(tmp_path
         s.add([legacy])
     assert main(["ingest", str(doc), "--store", str(store)]) == 0
     assert [c["id"] for c in _chunks(store)] == [old.id]
+
+
+def _run_in_terminal(args: list[str]) -> tuple[int, str]:
+    """``python -m grounded_rag.cli ARGS`` with a terminal for stderr (where progress bars show), stdout piped; the
+    exit code and what reached the terminal."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal's size: 40 x 120
+    proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", *args], stdout=subprocess.PIPE,
+                            stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process is done with it
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.communicate(timeout=600)
+    os.close(leader)
+    return proc.returncode, seen.decode(errors="replace")
+
+
+def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp_path):
+    """On a terminal, ingest shows a bar over the files with the one being stored; ask prints the answer and nothing
+    of Hugging Face's own bars ("Loading weights"), which told a user nothing."""
+    store = tmp_path / "store"
+    files = sorted(str(p) for p in COOKBOOK_DATA.glob("*.md"))
+    code, terminal = _run_in_terminal(["ingest", *files, "--store", str(store)])
+    assert code == 0
+    assert f"{len(files)}/{len(files)}" in terminal and "file" in terminal
+    assert Path(files[-1]).name in terminal, "the bar names the file being stored"
+    code, terminal = _run_in_terminal(["ask", "Where is the Eiffel Tower now?", "--store", str(store), "--local",
+                                       "--max-new-tokens", "4"])
+    assert code == 0
+    assert "Loading weights" not in terminal and "%|" not in terminal, terminal
