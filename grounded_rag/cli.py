@@ -16,9 +16,14 @@ from .errors import GroundedRAGError, InputError
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
     menu = get_args(MethodName)
-    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default,
-                        choices=[*menu, *DEPRECATED_METHODS], metavar="{" + ",".join(menu) + "}",
-                        help="the decoding method (docs/methods.md: which when)")
+
+    def method_name(value: str) -> str:  # the menu's names (a deprecated one still runs, unlisted)
+        if value in menu or value in DEPRECATED_METHODS:
+            return value
+        raise argparse.ArgumentTypeError(f"invalid method {value!r}; choose from {', '.join(menu)}")
+
+    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default, type=method_name,
+                        metavar="{" + ",".join(menu) + "}", help="the decoding method (docs/methods.md: which when)")
     for field, kind in (("rho_max", float), ("gamma", float), ("b", float), ("tau_r", float), ("temperature", float),
                         ("top_k", int), ("top_p", float), ("min_p", float), ("seed", int), ("max_new_tokens", int)):
         info = DecodingConfig.model_fields[field]
@@ -282,9 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     prep.set_defaults(func=cmd_prepare)
 
     ingest = sub.add_parser("ingest", help="chunk text/markdown files into a Chroma store")
-    ingest.add_argument("files", nargs="+")
-    ingest.add_argument("--store", required=True)
-    ingest.add_argument("--chunk-chars", type=int, default=800)
+    ingest.add_argument("files", nargs="+", help="text or markdown files (UTF-8)")
+    ingest.add_argument("--store", required=True, help="the store's folder (made if missing; ask --store DIR reads it)")
+    ingest.add_argument("--chunk-chars", type=int, default=800,
+                        help="largest chunk, in characters: paragraphs are packed up to it (default: 800)")
     ingest.add_argument("--remove", action="store_true",
                         help="delete these files' chunks from the store instead (the files need not exist)")
     ingest.set_defaults(func=cmd_ingest)

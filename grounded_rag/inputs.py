@@ -179,8 +179,8 @@ def checked_request(question: Any, documents: Any) -> list[Document]:
         raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")
     if len(documents) == 0:
         raise InputError(
-            "no documents were given; grounded decoding needs at least one retrieved passage "
-            "(use method='standard' without retrieval, or check the retriever)"
+            "no documents were given; every method answers from at least one passage: pass the retrieved passages as "
+            "a non-empty list (on the command line: --doc TEXT or --store DIR), or check the retriever"
         )
     return [as_document(d, i) for i, d in enumerate(documents)]
 

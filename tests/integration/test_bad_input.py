@@ -78,9 +78,23 @@ def test_missing_model_package_and_unknown_model_say_what_to_do(tmp_path):
 
 def test_cli_reports_errors_without_a_traceback(capsys):
     assert main(["ask", QUESTION, "--max-new-tokens", "2"]) == 2
-    assert "no documents" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no documents" in err and "--doc" in err and "--store" in err, "the fix a CLI user can make"
+    assert "method='standard'" not in err, "standard decoding needs documents too"
     assert main(["ask", QUESTION, "--doc", "x", "--rho-max", "-2"]) == 2
     assert "rho_max" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["ask", QUESTION, "--doc", "x", "--method", "grounded_contrst"])
+    err = capsys.readouterr().err
+    assert "invalid method 'grounded_contrst'" in err and "grounded_contrast" in err
+    assert "grounded_pmi_words" not in err, "a deprecated alias runs but is not offered"
+    with pytest.warns(DeprecationWarning, match="grounded_contrast"):
+        assert main(["ask", QUESTION, "--doc", "x", "--method", "grounded_pmi_words", "--max-new-tokens", "2"]) == 0
+
+
+def test_generate_batch_with_a_list_for_its_config_says_what_the_list_holds(decoder):
+    with pytest.raises(InputError, match="one list of requests"):
+        decoder.generate_batch([QUESTION], [DOCUMENTS])
 
 
 def test_cli_ask_prints_answer_and_trace(capsys):
