@@ -230,11 +230,16 @@ def cite(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[
     text = answer.text
     passages = [d.text for d in answer.documents]
     out: list[tuple[int, int, int, int | None, int | None, str, float | None]] = []
+    last: dict[int, int] = {}  # where the answer's last quote of each passage ended
     for span in copy_spans(text, passages):
         tokens = _tokens_in(offsets, span.start, span.end)
         strength = {d: _mean([evidence[d][t] for t in tokens]) if tokens and evidence[d] else None
                     for d, _, _ in span.sources}
-        d, lo, hi = max(span.sources, key=lambda s: (strength[s[0]] or 0.0, gains[s[0]], -s[0]))
+        # Of a word the passage spells twice, the place nearest the answer's last quote of it ("lasts six «months»"
+        # after "probation period", not "first three «months»" above it); the first place where none came before.
+        d, lo, hi = max(span.sources, key=lambda s: (strength[s[0]] or 0.0, gains[s[0]], -s[0],
+                                                     -abs(s[1] - last.get(s[0], 0))))
+        last[d] = hi
         out.append((span.start, span.end, d, lo, hi, "copy", strength[d]))
     covered = [(s, e) for s, e, *_ in out]
     loose = [w for w in words(text) if w.content and not any(s <= w.start < e for s, e in covered)]
