@@ -298,9 +298,12 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
     has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
     stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
-    limit is not judged. A passage grounds a word if it spells it or raises its tokens by at least ``EVIDENCE_NATS``
-    on average ("6" where the passage says "six"); a name must be spelt: a passage that says "lumenfold" raises an
-    invented "LumenFox" too."""
+    limit is not judged. The passages that spell a word ground it; a word no passage spells is grounded by those
+    that raise its tokens by at least ``EVIDENCE_NATS`` on average ("6" where the passage says "six"), as
+    :func:`cite` cites it. Reading any passage raises words of another one (a passage about the VPN raises
+    "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
+    a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented "LumenFox"
+    too."""
     asked = {w.norm for w in words(answer.question)}
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
@@ -313,9 +316,9 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     for i, w in enumerate(judged):
         tokens = _tokens_in(offsets, w.start, w.end)
         name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
-        grounds[i] = {d for d in range(len(answer.documents))
-                      if w.norm in spelt[d] or (not name and tokens and evidence[d] and
-                                                _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS)}
+        grounds[i] = {d for d in range(len(answer.documents)) if w.norm in spelt[d]} or \
+            {d for d in range(len(answer.documents))
+             if not name and tokens and evidence[d] and _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS}
     return judged, grounds
 
 

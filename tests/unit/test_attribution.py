@@ -105,6 +105,20 @@ def test_support_is_the_grounded_share_of_the_new_facts_times_the_passage_releva
     assert support(invented, flat, spans(invented.text), [1.0, 1.0]) == 0.0
 
 
+def test_a_raise_does_not_ground_a_word_another_passage_spells():
+    """The answer is the unrelated passage's sentence: the relevant passage raised its words too (reading any
+    passage does), but the answer rests on the passage that spells them, and so does its support."""
+    passages = ["Staff connect through the Tunnelstone VPN client.", "The cafeteria serves lunch from noon to two."]
+    a = answer("The cafeteria serves lunch from noon to two.", question="Which VPN client do we use?",
+               passages=passages)
+    raised = [[5.0] * 8, [9.0] * 8]  # both passages raise every word by more than EVIDENCE_NATS
+    _, grounds = grounded_words(a, raised, spans(a.text))
+    assert all(g == {1} for g in grounds.values())
+    assert support(a, raised, spans(a.text), [1.7, -1.0]) == pytest.approx(support_of(-1.0), abs=1e-4)
+    six = answer("It takes 6 months.", question="How long is probation?", passages=["Probation lasts six months."])
+    assert grounded_words(six, [[2.0] * 4], spans(six.text))[1] == {0: {0}}, "a figure no passage spells: its raise"
+
+
 def test_words_the_question_says_are_not_new_facts():
     a = answer("It is at Kastanienallee 41 for the Berlin office.", question="Where is the Berlin office?")
     judged, _ = grounded_words(a, [[0.0] * 9, [0.0] * 9], spans(a.text))
