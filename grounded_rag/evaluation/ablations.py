@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import partial
 
 import torch
 
@@ -49,16 +50,20 @@ class EveryRowTrusted:
         return self.rule(replace(x, trusted=torch.ones_like(x.trust, dtype=torch.bool)))
 
 
-def memory_veto(fused: StepFusion, x: StepInputs) -> StepFusion:
-    """At the answer's first token, the token memory would say is ruled out where no document contains it: the full
-    stream's top token, when the question-only stream (``fused.reference``) has the same top token and it is not among
-    the documents' tokens. Beside "the Eiffel Tower stands in Marseille" the full stream still says " Paris" (0.49)
-    and so does the question alone: the evidence term is too weak there to win (docs/results.md, "What it would
-    take"); the veto leaves the documents' own words to choose from."""
-    if x.begun or x.doc_tokens is None or fused.reference is None:
+def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> StepFusion:
+    """At the answer's first token (``every_step``: at every token), the token memory would say is ruled out where no
+    document contains it: the full stream's top token, when the question-only stream (``fused.reference``) has the
+    same top token and it is not among the documents' tokens (nor ends the answer). Beside "the Eiffel Tower stands
+    in Marseille" the full stream still says " Paris" (0.49) and so does the question alone: the evidence term is too
+    weak there to win (docs/results.md, "What it would take"); the veto leaves the documents' own words to choose
+    from. At the first token only, memory came back a few tokens later ("The capital of the United Kingdom is
+    London."): ``every_step`` asks whether it stays away when it is vetoed wherever it would speak."""
+    if (x.begun and not every_step) or x.doc_tokens is None or fused.reference is None:
         return fused
     top = x.lp_full.argmax(dim=-1, keepdim=True)
     veto = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
+    if x.ends is not None:
+        veto &= ~x.ends[top]  # ending the answer is no claim from memory
     if not bool(veto.any()):
         return fused
     ruled_out = torch.zeros_like(x.doc_tokens).scatter(-1, top, veto)
@@ -69,11 +74,16 @@ def memory_veto(fused: StepFusion, x: StepInputs) -> StepFusion:
 
 
 MEMORY_VETO = PostStep("memory_veto", memory_veto, frozenset({"document_tokens"}))
+MEMORY_VETO_EVERY_STEP = PostStep("memory_veto_every_step", partial(memory_veto, every_step=True),
+                                  frozenset({"document_tokens", "end_ids"}))
 
 ABLATIONS: tuple[Method, ...] = (
     replace(CONTRAST, name="pmi_words_memory_veto", post=(MEMORY_VETO, *CONTRAST.post),
             description="the default plus a veto: the answer's first token may not be memory's own answer where no "
             "document contains it (research: counterfactuals about facts the model knows)"),
+    replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
+            description="the default plus the memory veto at every token, not only the first (research: "
+            "counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_cut", post=(END_RULE,),
             description="the default, except that the answer may end or break off inside a word it copies"),
     replace(CONTRAST, name="pmi_words_untrusting", reads=CONTRAST.reads - {"trusted"},

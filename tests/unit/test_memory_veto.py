@@ -54,3 +54,12 @@ def test_a_vetoed_token_that_was_the_fused_steps_only_one_leaves_the_full_stream
     out = memory_veto(StepFusion(only_paris, None, torch.zeros(1), torch.zeros(1), fused.reference), x).log_q.exp()[0]
     assert out[PARIS] == 0 and not torch.isnan(out).any()
     assert math.isclose(out[MARSEILLE].item(), 0.2, rel_tol=1e-5) and math.isclose(out[THE].item(), 0.8, rel_tol=1e-5)
+
+
+def test_the_every_step_veto_rules_memory_out_past_the_first_token_but_never_the_end():
+    fused, x = _step([0.6, 0.1, 0.3], [0.7, 0.01, 0.29], [False, True, True], begun=True)
+    out = memory_veto(fused, x, every_step=True).log_q.exp()[0]
+    assert out[PARIS] == 0 and math.isclose(out[MARSEILLE].item() / out[THE].item(), 0.1 / 0.3, rel_tol=1e-5)
+    ends = torch.tensor([True, False, False])  # here token 0 ends the answer: both streams would stop
+    x = StepInputs(x.lp_full, None, x.trust, x.config, begun=True, doc_tokens=x.doc_tokens, ends=ends)
+    assert torch.equal(memory_veto(fused, x, every_step=True).log_q, fused.log_q)
