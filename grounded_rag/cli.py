@@ -196,12 +196,13 @@ def cmd_ingest(ns: argparse.Namespace) -> int:
 def _file_progress(sources: list) -> Iterator:
     """The files one by one under a progress bar on stderr (a terminal only: a log gets the summary line), each
     stored as it comes, so a long ingest shows where it is and a killed one keeps the files it finished."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
-    bar = tqdm(sources, desc="ingesting", unit="file", file=sys.stderr, disable=None)
+    shown = sys.stderr is not None and not sys.stderr.closed  # `2>&-` leaves no stream to draw on
+    bar = tqdm(sources, desc="ingesting", unit="file", file=sys.stderr, disable=None if shown else True)
     for source in bar:
         count = len(source.chunks)
-        bar.set_postfix_str(f"{Path(source.given or source.key).name}: {count} chunk{'s' * (count != 1)}", refresh=False)
+        bar.set_postfix_str(f"{Path(source.given or source.key).name}: {count} chunk{'s' * (count != 1)}")
         yield source
 
 
@@ -395,7 +396,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # The Hub's and transformers' download and "Loading weights" bars say nothing a command's user needs (a model is
-    # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when transformers is imported.
+    # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when huggingface_hub is imported.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     parser = build_parser()
     ns = parser.parse_args(argv)

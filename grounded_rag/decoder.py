@@ -380,10 +380,11 @@ class GroundedDecoder:
     def _config(config: DecodingConfig | None, overrides: dict[str, Any]) -> DecodingConfig:
         """The call's settings, validated again: a config edited with ``model_copy(update=...)`` (as
         framework wrappers do) skips pydantic's checks, so it is rebuilt through them here."""
-        base = config or DecodingConfig()
+        base = DecodingConfig() if config is None else config
         if isinstance(base, (list, tuple)):
-            raise InputError(f"config is a {type(base).__name__}: generate_batch takes one list of requests, each "
-                             "{'question': q, 'documents': [...]}; its second argument is a DecodingConfig")
+            raise InputError(f"config is a {type(base).__name__}, not a DecodingConfig: generate_batch takes one list "
+                             "of requests, each {'question': q, 'documents': [...]}; generate takes the question, then "
+                             "its documents")
         if not isinstance(base, DecodingConfig):
             raise InputError(f"config is a {type(base).__name__}; pass a DecodingConfig (or settings as keywords)")
         return base.override(**overrides)

@@ -53,7 +53,7 @@ class EveryRowTrusted:
 def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> StepFusion:
     """At the answer's first token (``every_step``: at every token), the token memory would say is ruled out where no
     document contains it: the full stream's top token, when the question-only stream (``fused.reference``) has the
-    same top token and it is not among the documents' tokens (nor ends the answer). Beside "the Eiffel Tower stands
+    same top token and it is not among the documents' tokens (nor, with ``every_step``, ends the answer). Beside "the Eiffel Tower stands
     in Marseille" the full stream still says " Paris" (0.49) and so does the question alone: the evidence term is too
     weak there to win (docs/results.md, "What it would take"); the veto leaves the documents' own words to choose
     from. At the first token only, memory came back a few tokens later ("The capital of the United Kingdom is
@@ -62,9 +62,9 @@ def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> S
         return fused
     top = x.lp_full.argmax(dim=-1, keepdim=True)
     veto = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
-    if x.ends is not None:
+    if every_step and x.ends is not None:
         veto &= ~x.ends[top]  # ending the answer is no claim from memory
-    if not bool(veto.any()):
+    if not every_step and not bool(veto.any()):  # every_step runs in a captured step: no host sync there
         return fused
     ruled_out = torch.zeros_like(x.doc_tokens).scatter(-1, top, veto)
     scores = fused.log_q.masked_fill(ruled_out, -math.inf)

@@ -56,8 +56,11 @@ def test_the_decoder_abstains_exactly_where_the_unabstained_support_is_below_the
             assert h.abstained == (f.support < threshold), (threshold, f.text, f.support)
             if h.abstained and h.unsupported_answer is not None:
                 assert h.unsupported_answer == f.text and h.support == f.support
-            if not h.abstained:
-                assert (h.text, h.citations, h.support) == (f.text, f.citations, f.support)
+            if not h.abstained:  # the scoring pass packs the rows still shown: the same values up to float rounding
+                assert h.text == f.text and h.support == pytest.approx(f.support, abs=1e-3)
+                assert [c.model_copy(update={"evidence": None}) for c in h.citations] == \
+                    [c.model_copy(update={"evidence": None}) for c in f.citations]
+                assert [c.evidence for c in h.citations] == pytest.approx([c.evidence for c in f.citations], abs=1e-3)
 
 
 def test_batched_equals_one_by_one(decoder):
