@@ -11,7 +11,8 @@ Three readings of the same LM, none of them asked of the model in words (a 135M 
   passage about something else does not explain the question, whatever the answer copied from it.
 
 ``support`` (0-1) = the share of the answer's new facts (:func:`grounded_words`: its figures and names the question
-does not already say) that some passage grounds (spells it; a word none spells, raises its tokens by ``EVIDENCE_NATS``), times
+does not already say) that some passage grounds (spells it; a word none spells, raises its tokens by
+``EVIDENCE_NATS``), times
 ``support_of`` the question gain of the best passage that grounds one: sigmoid(2 x gain), so 0.5 is a passage that
 makes the question no likelier than no passage at all, 0.73 half a nat per question token, 0.88 a whole one. An
 answer whose support is below ``DecodingConfig.support_threshold`` is withheld and the result says
@@ -300,10 +301,10 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
     limit is not judged. The passages that spell a word ground it; a word no passage spells is grounded by those
     that raise its tokens by at least ``EVIDENCE_NATS`` on average ("6" where the passage says "six"), as
-    :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN raises
-    "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
-    a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented "LumenFox"
-    too."""
+    :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN
+    raises "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count
+    where a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
+    "LumenFox" too."""
     asked = {w.norm for w in words(answer.question)}
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]

@@ -8,10 +8,13 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from .config import DEPRECATED_METHODS, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
+
+if TYPE_CHECKING:
+    from .retrieval import SourceFile
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
@@ -193,7 +196,7 @@ def cmd_ingest(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _file_progress(sources: list) -> Iterator:
+def _file_progress(sources: Sequence[SourceFile]) -> Iterator[SourceFile]:
     """The files one by one under a progress bar on stderr (a terminal only: a log gets the summary line), each
     stored as it comes, so a long ingest shows where it is and a killed one keeps the files it finished."""
     from tqdm import tqdm

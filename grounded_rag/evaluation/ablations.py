@@ -53,11 +53,12 @@ class EveryRowTrusted:
 def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> StepFusion:
     """At the answer's first token (``every_step``: at every token), the token memory would say is ruled out where no
     document contains it: the full stream's top token, when the question-only stream (``fused.reference``) has the
-    same top token and it is not among the documents' tokens (nor, with ``every_step``, ends the answer). Beside "the Eiffel Tower stands
-    in Marseille" the full stream still says " Paris" (0.49) and so does the question alone: the evidence term is too
-    weak there to win (docs/results.md, "What it would take"); the veto leaves the documents' own words to choose
-    from. At the first token only, memory came back a few tokens later ("The capital of the United Kingdom is
-    London."): ``every_step`` asks whether it stays away when it is vetoed wherever it would speak."""
+    same top token and it is not among the documents' tokens (nor, with ``every_step``, ends the answer). Beside
+    "the Eiffel Tower stands in Marseille" the full stream still says " Paris" (0.49) and so does the question alone:
+    the evidence term is too weak there to win (docs/results.md, "What it would take"); the veto leaves the
+    documents' own words to choose from. At the first token only, memory came back a few tokens later ("The capital
+    of the United Kingdom is London."): ``every_step`` asks whether it stays away when it is vetoed wherever it would
+    speak."""
     if (x.begun and not every_step) or x.doc_tokens is None or fused.reference is None:
         return fused
     top = x.lp_full.argmax(dim=-1, keepdim=True)

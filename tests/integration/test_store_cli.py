@@ -164,6 +164,7 @@ def _run_in_terminal(args: list[str]) -> tuple[int, str]:
     import fcntl
     import os
     import pty
+    import select
     import struct
     import subprocess
     import sys
@@ -175,16 +176,19 @@ def _run_in_terminal(args: list[str]) -> tuple[int, str]:
                             stderr=follower)
     os.close(follower)
     seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal closed: the process is done with it
-            break
-        if not chunk:
-            break
-        seen += chunk
-    proc.communicate(timeout=600)
-    os.close(leader)
+    try:
+        while select.select([leader], [], [], 600)[0]:  # a child silent for 10 minutes has hung
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the process is done with it
+                break
+            if not chunk:
+                break
+            seen += chunk
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        os.close(leader)
     return proc.returncode, seen.decode(errors="replace")
 
 
