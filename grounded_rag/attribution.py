@@ -62,6 +62,13 @@ information context mentioned states stated says said
 """.split())
 
 
+# A figure spelt in words is the same figure: a passage that says "six months" spells the answer's "6 months".
+NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen".split())} | {w: str(10 * n) for n, w in enumerate(
+        "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+
+
 @dataclass(frozen=True)
 class Word:
     start: int
@@ -71,6 +78,11 @@ class Word:
     @property
     def content(self) -> bool:
         return self.norm not in STOPWORDS
+
+    @property
+    def key(self) -> str:
+        """What the word says, for matching an answer's words to a passage's: its figure where it spells one."""
+        return NUMBER_WORDS.get(self.norm, self.norm)
 
 
 def words(text: str) -> list[Word]:
@@ -88,21 +100,22 @@ class CopySpan:
 
 
 def copy_spans(answer: str, passages: Sequence[str]) -> list[CopySpan]:
-    """The answer cut into its longest runs of words that some passage spells in the same order (case ignored),
-    left to right; a run of stopwords only is left out. Each span lists every passage place that spells it."""
+    """The answer cut into its longest runs of words that some passage spells in the same order (case ignored; a
+    figure in digits or in words), left to right; a run of stopwords only is left out. Each span lists every passage
+    place that spells it."""
     said = words(answer)
     texts = [words(p) for p in passages]
     index: dict[str, list[tuple[int, int]]] = {}
     for d, ws in enumerate(texts):
         for j, w in enumerate(ws):
-            index.setdefault(w.norm, []).append((d, j))
+            index.setdefault(w.key, []).append((d, j))
     spans: list[CopySpan] = []
     i = 0
     while i < len(said):
         best, places = 0, []
-        for d, j in index.get(said[i].norm, ()):
+        for d, j in index.get(said[i].key, ()):
             n = 1
-            while i + n < len(said) and j + n < len(texts[d]) and texts[d][j + n].norm == said[i + n].norm:
+            while i + n < len(said) and j + n < len(texts[d]) and texts[d][j + n].key == said[i + n].key:
                 n += 1
             if n > best:
                 best, places = n, [(d, j)]
@@ -222,11 +235,15 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def _raised(strength: float | None) -> float:
+    return strength if strength is not None and strength >= EVIDENCE_NATS else 0.0
+
+
 def cite(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
          gains: Sequence[float]) -> list[Citation]:
     """The answer's citations, left to right. A span a passage spells is cited to that passage ("copy"; where
-    several spell it, to the one whose reading raises the span's tokens most, then the one most about the
-    question). A run of content words no passage spells (or a whole answer without content words: "Yes.") is
+    several spell it, to the one whose reading raises the span's tokens most, by ``EVIDENCE_NATS`` at least, else
+    the one most about the question). A run of content words no passage spells (or a whole answer without content words: "Yes.") is
     cited to the passage that raises its tokens most, if by at least ``EVIDENCE_NATS`` ("evidence")."""
     text = answer.text
     passages = [d.text for d in answer.documents]
@@ -238,7 +255,8 @@ def cite(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[
                     for d, _, _ in span.sources}
         # Of a word the passage spells twice, the place nearest the answer's last quote of it ("lasts six «months»"
         # after "probation period", not "first three «months»" above it); the first place where none came before.
-        d, lo, hi = max(span.sources, key=lambda s: (strength[s[0]] or 0.0, gains[s[0]], -s[0],
+        # A raise below EVIDENCE_NATS is no reading at all: between such places, the passage most about the question.
+        d, lo, hi = max(span.sources, key=lambda s: (_raised(strength[s[0]]), gains[s[0]], -s[0],
                                                      -abs(s[1] - last.get(s[0], 0))))
         last[d] = hi
         out.append((span.start, span.end, d, lo, hi, "copy", strength[d]))
@@ -287,8 +305,9 @@ def model_citations(answer: Answer, cited: Sequence[int]) -> list[Citation]:
 
 
 def _names_a_fact(word: str) -> bool:
-    """A figure or a name: the word holds a digit or starts with a capital ("1955", "Drasin", "TripDesk")."""
-    return any(c.isdigit() for c in word) or word[:1].isupper()
+    """A figure or a name: the word holds a digit, is a number word or starts with a capital ("1955", "six",
+    "Drasin", "TripDesk")."""
+    return any(c.isdigit() for c in word) or word.casefold() in NUMBER_WORDS or word[:1].isupper()
 
 
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
@@ -299,25 +318,25 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
     has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
     stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
-    limit is not judged. The passages that spell a word ground it; a word no passage spells is grounded by those
-    that raise its tokens by at least ``EVIDENCE_NATS`` on average ("6" where the passage says "six"), as
-    :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN
+    limit is not judged. The passages that spell a word ground it (a figure in digits or in words: "six" spells
+    "6"); a word no passage spells is grounded by those that raise its tokens by at least ``EVIDENCE_NATS`` on
+    average ("weekly" where the passage says "every week"), as :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN
     raises "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count
     where a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
     "LumenFox" too."""
-    asked = {w.norm for w in words(answer.question)}
+    asked = {w.key for w in words(answer.question)}
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
     if answer.cut and said and said[-1].end == len(answer.text):
         said = said[:-1]  # a word the token limit cut off is not a claim
-    new = [w for w in said if w.norm not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+    new = [w for w in said if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
-    spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
+    spelt = [{w.key for w in words(d.text)} for d in answer.documents]
     grounds: dict[int, set[int]] = {}
     for i, w in enumerate(judged):
         tokens = _tokens_in(offsets, w.start, w.end)
         name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
-        grounds[i] = {d for d in range(len(answer.documents)) if w.norm in spelt[d]} or \
+        grounds[i] = {d for d in range(len(answer.documents)) if w.key in spelt[d]} or \
             {d for d in range(len(answer.documents))
              if not name and tokens and evidence[d] and _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS}
     return judged, grounds

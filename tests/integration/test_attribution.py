@@ -28,10 +28,23 @@ def test_every_citation_points_at_the_text_it_names(decoder):
         assert (c.document_id, c.source) == (doc.id, doc.metadata["source"])
         if c.kind == "copy":
             assert c.quote == doc.text[c.start:c.end]
-            said = [w.norm for w in words(result.text[c.answer_start:c.answer_end])]
-            assert said == [w.norm for w in words(c.quote)], "a copy citation quotes the words the answer says"
+            said = [w.key for w in words(result.text[c.answer_start:c.answer_end])]
+            assert said == [w.key for w in words(c.quote)], "a copy citation quotes the words the answer says"
     assert "berlin" in {d.id for d in result.cited_documents}
     assert 0.5 < result.support <= 1.0
+
+
+def test_a_figure_the_passage_spells_in_words_is_cited_there_not_where_an_unrelated_passage_has_its_digits(decoder):
+    """The model answers "20 days" from "twenty days"; "Printer 20" spells the digits. The answer rests on the
+    passage about leave, and is not withheld for resting on the printer's."""
+    leave = [Document(text="Staff get twenty days of paid leave a year.", id="leave"),
+             Document(text="Printer 20 is on the second floor.", id="printer")]
+    result = decoder.generate("How many days of leave do staff get?", leave, config=SHORT)
+    assert "20" in (result.unsupported_answer or result.text) and not result.abstained, result.unsupported_answer
+    assert result.support > 0.9
+    figures = [c for c in result.citations if "20" in result.text[c.answer_start:c.answer_end]]
+    assert figures and {c.document_id for c in figures} == {"leave"}, figures
+    assert figures[0].quote.startswith("twenty")
 
 
 def test_no_passage_about_the_question_means_no_decoding_and_the_abstention_text(decoder):

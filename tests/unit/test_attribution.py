@@ -63,7 +63,7 @@ def test_a_word_the_passage_spells_twice_is_quoted_where_the_answer_read_it():
     a = answer("The probation period is 6 months.", passages=[passage])
     cited = cite(a, [[0.0] * 6], spans(a.text), [1.0])
     assert [(a.text[c.answer_start:c.answer_end], c.start) for c in cited] == [
-        ("probation period", passage.index("probation")), ("months", passage.index("months. Leave"))]
+        ("probation period", passage.index("probation")), ("6 months", passage.index("six months"))]
     a = answer("Months, then probation.", passages=[passage])
     first = cite(a, [[0.0] * 3], spans(a.text), [1.0])[0]
     assert first.quote == "months" and first.start == passage.index("months"), "the first place, none before"
@@ -115,8 +115,28 @@ def test_a_raise_does_not_ground_a_word_another_passage_spells():
     _, grounds = grounded_words(a, raised, spans(a.text))
     assert all(g == {1} for g in grounds.values())
     assert support(a, raised, spans(a.text), [1.7, -1.0]) == pytest.approx(support_of(-1.0), abs=1e-4)
-    six = answer("It takes 6 months.", question="How long is probation?", passages=["Probation lasts six months."])
-    assert grounded_words(six, [[2.0] * 4], spans(six.text))[1] == {0: {0}}, "a figure no passage spells: its raise"
+    weekly = answer("It is paid weekly.", question="How often are staff paid?", passages=["Pay comes every week."])
+    assert grounded_words(weekly, [[2.0] * 4], spans(weekly.text))[1] == {0: {0}}, "a word none spells: its raise"
+    assert grounded_words(weekly, [[0.5] * 4], spans(weekly.text))[1] == {0: set()}, "a faint raise grounds nothing"
+
+
+def test_a_figure_in_words_spells_the_same_figure_in_digits():
+    """ "Printer 20" spells the answer's "20" too, but the passage about leave says it: "twenty days"."""
+    passages = ["Staff get twenty days of paid leave a year.", "Printer 20 is on the second floor."]
+    a = answer("The answer is 20 days.", question="How many days of leave do staff get?", passages=passages)
+    offsets, flat = spans(a.text), [[0.0] * 5, [0.0] * 5]
+    judged, grounds = grounded_words(a, flat, offsets)
+    assert [w.norm for w in judged] == ["20"] and grounds == {0: {0, 1}}
+    assert support(a, flat, offsets, [2.3, -0.5]) == pytest.approx(support_of(2.3), abs=1e-4)
+    [c] = cite(a, flat, offsets, [2.3, -0.5])
+    assert (c.document, c.quote, a.text[c.answer_start:c.answer_end]) == (1, "twenty days", "20 days")
+    six = answer("It is 6.", question="How many months?", passages=["It lasts six months.", "Go to Room 6."])
+    [c] = cite(six, [[0.0] * 3, [0.0] * 3], spans(six.text), [3.2, 0.7])
+    assert (c.document, c.quote) == (1, "six"), "of places as long and raised as little: the one about the question"
+    [c] = cite(six, [[0.0] * 3, [0.0, 0.0, 2.0]], spans(six.text), [3.2, 0.7])
+    assert c.document == 2, "a passage whose reading raises the figure is the one cited"
+    alone = answer("Six.", question="How many months?", passages=["It lasts 6 months."])
+    assert grounded_words(alone, [[0.0]], spans(alone.text)) == ([words("Six.")[0]], {0: {0}})
 
 
 def test_words_the_question_says_are_not_new_facts():
