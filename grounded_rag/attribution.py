@@ -101,8 +101,8 @@ class CopySpan:
 
 def copy_spans(answer: str, passages: Sequence[str]) -> list[CopySpan]:
     """The answer cut into its longest runs of words that some passage spells in the same order (case ignored; a
-    figure in digits or in words), left to right; a run of stopwords only is left out. Each span lists every passage
-    place that spells it."""
+    figure in digits or in words beside a word both spell: "20 days", "twenty days"), left to right; a run of
+    stopwords only is left out. Each span lists every passage place that spells it."""
     said = words(answer)
     texts = [words(p) for p in passages]
     index: dict[str, list[tuple[int, int]]] = {}
@@ -117,6 +117,8 @@ def copy_spans(answer: str, passages: Sequence[str]) -> list[CopySpan]:
             n = 1
             while i + n < len(said) and j + n < len(texts[d]) and texts[d][j + n].key == said[i + n].key:
                 n += 1
+            if n == 1 and texts[d][j].norm != said[i].norm:
+                continue  # a figure alone in other spelling is no quote: "December 2" is not the "two" of "two songs"
             if n > best:
                 best, places = n, [(d, j)]
             elif n == best:
@@ -318,25 +320,27 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
     has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
     stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
-    limit is not judged. The passages that spell a word ground it (a figure in digits or in words: "six" spells
-    "6"); a word no passage spells is grounded by those that raise its tokens by at least ``EVIDENCE_NATS`` on
+    limit is not judged. The passages that spell a word ground it (a figure in digits or in words beside a word
+    both spell: "six months" spells "6 months"); a word no passage spells is grounded by those that raise its tokens by at least ``EVIDENCE_NATS`` on
     average ("weekly" where the passage says "every week"), as :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN
     raises "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count
     where a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
     "LumenFox" too."""
-    asked = {w.key for w in words(answer.question)}
+    asked = {x for w in words(answer.question) for x in (w.norm, w.key)}  # "2 dollar" asks the answer's "two"
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
     if answer.cut and said and said[-1].end == len(answer.text):
         said = said[:-1]  # a word the token limit cut off is not a claim
     new = [w for w in said if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
-    spelt = [{w.key for w in words(d.text)} for d in answer.documents]
+    spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
+    quoted = copy_spans(answer.text, [d.text for d in answer.documents])  # where "20 days" is "twenty days"
     grounds: dict[int, set[int]] = {}
     for i, w in enumerate(judged):
         tokens = _tokens_in(offsets, w.start, w.end)
         name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
-        grounds[i] = {d for d in range(len(answer.documents)) if w.key in spelt[d]} or \
+        grounds[i] = {d for d in range(len(answer.documents)) if w.norm in spelt[d]} | \
+            {d for span in quoted if span.start <= w.start < span.end for d, _, _ in span.sources} or \
             {d for d in range(len(answer.documents))
              if not name and tokens and evidence[d] and _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS}
     return judged, grounds

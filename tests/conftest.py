@@ -1,8 +1,12 @@
+import os
 import socket
 
-import pytest
+# No Hugging Face "Loading weights" bars in the test log: the CLI sets the same default for its users (cli.main).
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-from grounded_rag import GroundedDecoder
+import pytest  # noqa: E402
+
+from grounded_rag import GroundedDecoder  # noqa: E402
 
 QUESTION = "Where is the Eiffel Tower located?"
 DOCUMENTS = [

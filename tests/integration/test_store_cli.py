@@ -172,8 +172,9 @@ def _run_in_terminal(args: list[str]) -> tuple[int, str]:
 
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal's size: 40 x 120
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}  # the CLI's own default
     proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", *args], stdout=subprocess.PIPE,
-                            stderr=follower)
+                            stderr=follower, env=env)
     os.close(follower)
     seen = b""
     try:

@@ -130,13 +130,24 @@ def test_a_figure_in_words_spells_the_same_figure_in_digits():
     assert support(a, flat, offsets, [2.3, -0.5]) == pytest.approx(support_of(2.3), abs=1e-4)
     [c] = cite(a, flat, offsets, [2.3, -0.5])
     assert (c.document, c.quote, a.text[c.answer_start:c.answer_end]) == (1, "twenty days", "20 days")
-    six = answer("It is 6.", question="How many months?", passages=["It lasts six months.", "Go to Room 6."])
-    [c] = cite(six, [[0.0] * 3, [0.0] * 3], spans(six.text), [3.2, 0.7])
-    assert (c.document, c.quote) == (1, "six"), "of places as long and raised as little: the one about the question"
-    [c] = cite(six, [[0.0] * 3, [0.0, 0.0, 2.0]], spans(six.text), [3.2, 0.7])
+    six = answer("It is 6 months.", question="How long is probation?",
+                 passages=["Probation lasts six months.", "Rent is due in 6 months."])
+    [c] = cite(six, [[0.0] * 4, [0.0] * 4], spans(six.text), [3.2, 0.7])
+    assert (c.document, c.quote) == (1, "six months"), "of places as long and barely raised: the one about the question"
+    [c] = cite(six, [[0.0] * 4, [0.0, 0.0, 2.0, 2.0]], spans(six.text), [3.2, 0.7])
     assert c.document == 2, "a passage whose reading raises the figure is the one cited"
     alone = answer("Six.", question="How many months?", passages=["It lasts 6 months."])
-    assert grounded_words(alone, [[0.0]], spans(alone.text)) == ([words("Six.")[0]], {0: {0}})
+    assert grounded_words(alone, [[0.0]], spans(alone.text)) == ([words("Six.")[0]], {0: set()}), \
+        "a figure alone is not spelt by its other spelling: nothing says which"
+
+
+def test_a_count_in_words_does_not_spell_a_date():
+    """ "one of two Steve Miller Band songs" does not spell the "2" of an invented release date."""
+    a = answer("December 2, 1974", question="when did the song the joker come out",
+               passages=["It is one of two Steve Miller Band songs. The song topped the Hot 100 in early 1974."])
+    judged, grounds = grounded_words(a, [[0.0] * 3], spans(a.text))
+    assert [w.norm for w in judged] == ["december", "2", "1974"] and grounds == {0: set(), 1: set(), 2: {0}}
+    assert [a.text[c.answer_start:c.answer_end] for c in cite(a, [[0.0] * 3], spans(a.text), [1.0])] == ["1974"]
 
 
 def test_words_the_question_says_are_not_new_facts():
@@ -146,6 +157,9 @@ def test_words_the_question_says_are_not_new_facts():
     clara = answer("Santa Clara Diet", question="who plays in santa clarita diet")
     assert [w.norm for w in grounded_words(clara, [[0.0] * 3, [0.0] * 3], spans(clara.text))[0]] == \
         ["santa", "clara", "diet"], "a misspelt question is restated, so judged on its content words"
+    bill = answer("The two-dollar bill stopped in 1966.", question="when were 2 dollar bills stopped being made")
+    assert [w.norm for w in grounded_words(bill, [[0.0] * 6] * 2, spans(bill.text))[0]] == ["1966"], \
+        "the question's figure in other spelling is no new fact"
 
 
 def test_an_answer_that_only_restates_the_question_rests_on_the_passages_that_spell_it():
