@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
@@ -104,16 +104,71 @@ def _ask_documents(ns: argparse.Namespace) -> tuple[list, list[float] | None]:
     return documents, ns.score or None
 
 
+def _search(store: str, question: str, k: int) -> list:
+    """One search of a store: the hits ``ask --store`` answers from."""
+    from .retrieval import ChromaStore
+
+    return ChromaStore.open(store).search(question, k=k)
+
+
+def _search_into(pipe, store: str, question: str, k: int) -> None:
+    """The search process of :func:`_start_search`: the hits, or the error, sent back. Ctrl-C is the parent's to
+    handle (it ends this process)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pipe.send((True, _search(store, question, k)))
+    except Exception as exc:  # noqa: BLE001 - raised again in the parent, where the user asked (no store there)
+        pipe.send((False, exc))
+
+
+def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list], Callable[[], None]]:
+    """Start ``ask --store``'s search in a forked process, so that it runs while this one imports torch and loads
+    the model (two independent pieces of a cold ask's startup). Returns (the hits, when ready; an end to the search
+    process). Where a fork is not safe (not Linux, or torch already imported, with its threads), the search runs here
+    when its hits are asked for; a search process that dies without an answer (killed, out of memory) is searched
+    again here."""
+    if sys.platform != "linux" or "torch" in sys.modules:
+        return (lambda: _search(store, question, k)), (lambda: None)
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_search_into, args=(send, store, question, k), daemon=True)
+    process.start()
+    send.close()
+
+    def hits() -> list:
+        try:
+            ok, value = receive.recv()
+        except EOFError:
+            return _search(store, question, k)
+        if not ok:
+            raise value
+        return value
+
+    def end() -> None:
+        receive.close()
+        if process.is_alive():
+            process.terminate()
+        process.join()
+
+    return hits, end
+
+
 def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | None, config: DecodingConfig):
-    """The answer from this process: retrieve from --store, load the model, decode."""
-    from .decoder import GroundedDecoder
+    """The answer from this process: retrieve from --store while the model loads, then decode."""
+    hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
+    try:
+        from .decoder import GroundedDecoder
 
-    if ns.store:
-        from .retrieval import ChromaStore
-
-        hits = ChromaStore.open(ns.store).search(ns.question, k=ns.k)
-        documents, scores = [h.document for h in hits], [h.score for h in hits]
-    decoder = GroundedDecoder.from_pretrained(ns.model)
+        decoder = GroundedDecoder.from_pretrained(ns.model)
+        if hits is not None:
+            found = hits()
+            documents, scores = [h.document for h in found], [h.score for h in found]
+    finally:
+        done()
     return decoder.generate(ns.question, documents, scores=scores, config=config)
 
 
@@ -411,6 +466,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # pydantic validation of the config
         print(f"grounded-rag: invalid setting: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: stop quietly, as a shell command does
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -206,3 +206,90 @@ def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp
                                        "--max-new-tokens", "4"])
     assert code == 0
     assert "Loading weights" not in terminal and "%|" not in terminal, terminal
+
+
+_SEARCH_IN_A_FRESH_PROCESS = """
+import json, multiprocessing, os, sys
+from grounded_rag.cli import _search, _start_search
+from grounded_rag.errors import InputError
+store, question, kill = sys.argv[1], sys.argv[2], sys.argv[3] == "kill"
+assert "torch" not in sys.modules, "the CLI forks its search before torch is imported"
+hits, end = _start_search(store, question, 3)
+forked = [p.pid for p in multiprocessing.active_children()]
+if kill:
+    for p in multiprocessing.active_children():
+        p.kill()
+        p.join()
+try:
+    found = [[h.document.id, h.score, h.document.text] for h in hits()]
+except InputError as exc:
+    found = "InputError: " + str(exc)
+end()
+print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_children()), "found": found}))
+"""
+
+
+def _search_in_a_fresh_process(store: str, question: str, kill: bool = False) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SEARCH_IN_A_FRESH_PROCESS, store, question, "kill" if kill else ""],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["forked", "search-process-killed"])
+def test_ask_searches_while_the_model_loads_and_finds_what_a_search_here_finds(tmp_path, kill):
+    """`ask --store` searches in a forked process while it imports torch and loads the model: the same hits, scores
+    and order as a search in this process; a search process killed before it answered is searched again here."""
+    store = tmp_path / "store"
+    assert main(["ingest", *sorted(str(p) for p in COOKBOOK_DATA.glob("*.md")), "--store", str(store)]) == 0
+    question = "Where is the Eiffel Tower now?"
+    here = [[h.document.id, h.score, h.document.text] for h in ChromaStore.open(store).search(question, k=3)]
+    result = _search_in_a_fresh_process(str(store), question, kill)
+    assert result == {"forked": 1, "left": 0, "found": here}
+
+
+def test_a_forked_search_raises_the_users_error_where_they_asked(tmp_path):
+    result = _search_in_a_fresh_process(str(tmp_path / "missing"), "Where is it?")
+    assert result["forked"] == 1 and result["left"] == 0
+    assert result["found"].startswith("InputError: no Chroma store at")
+
+
+def test_ctrl_c_during_ask_leaves_no_search_process_behind(tmp_path):
+    """Ctrl-C while the model loads: the search process ends with the command (it used to run on, orphaned)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    store = tmp_path / "store"
+    assert main(["ingest", str(COOKBOOK_DATA / "eiffel_tower.md"), "--store", str(store)]) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "ask", "Where is the Eiffel Tower now?",
+                             "--store", str(store), "--local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    forked: list[str] = []
+    while not forked and proc.poll() is None:  # wait for the search process to start
+        forked = children.read_text().split() if children.exists() else []
+        time.sleep(0.05)
+    assert forked, "ask --store forks its search"
+    assert all(_running(pid) for pid in forked), "interrupted while it searches"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode in (130, 1), err  # 1: transformers turns a Ctrl-C during its own imports into an error
+    if proc.returncode == 130:
+        assert "Traceback" not in err, err
+    assert not [pid for pid in forked if _running(pid)], "the search process outlived the command"
+
+
+def _running(pid: str) -> bool:
+    """The process exists and is not a zombie (ended, not yet reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
