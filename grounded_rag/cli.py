@@ -129,6 +129,9 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     process). Where a fork is not safe (not Linux, or torch already imported, with its threads), the search runs here
     when its hits are asked for; a search process that dies without an answer (killed, out of memory) is searched
     again here."""
+    from .retrieval import existing_store
+
+    existing_store(store)  # a store that is not there is said at once, not after the model has loaded
     if sys.platform != "linux" or "torch" in sys.modules:
         return (lambda: _search(store, question, k)), (lambda: None)
     import multiprocessing

@@ -171,6 +171,15 @@ class Hit:
     score: float  # cosine similarity
 
 
+def existing_store(path: str | Path) -> Path:
+    """The folder of a store made by ``grounded-rag ingest``, or the error that says how to make one (checked without
+    importing Chroma: ``ask --store`` says it at once)."""
+    folder = Path(path)
+    if not (folder / "chroma.sqlite3").exists():
+        raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
+    return folder
+
+
 class ChromaStore:
     """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings."""
 
@@ -185,9 +194,7 @@ class ChromaStore:
         if path is None:
             client = chromadb.EphemeralClient()
         else:
-            folder = Path(path)
-            if not create and not (folder / "chroma.sqlite3").exists():
-                raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
+            folder = Path(path) if create else existing_store(path)
             client = chromadb.PersistentClient(path=str(folder))
         if path is not None and not create:  # searching only: queries are embedded by embed_queries
             from chromadb.errors import NotFoundError

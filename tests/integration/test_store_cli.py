@@ -212,9 +212,13 @@ _SEARCH_IN_A_FRESH_PROCESS = """
 import json, multiprocessing, os, sys
 from grounded_rag.cli import _search, _start_search
 from grounded_rag.errors import InputError
-store, question, kill = sys.argv[1], sys.argv[2], sys.argv[3] == "kill"
+store, question, kill, k = sys.argv[1], sys.argv[2], sys.argv[3] == "kill", int(sys.argv[4])
 assert "torch" not in sys.modules, "the CLI forks its search before torch is imported"
-hits, end = _start_search(store, question, 3)
+try:
+    hits, end = _start_search(store, question, k)
+except InputError as exc:
+    print(json.dumps({"forked": len(multiprocessing.active_children()), "found": "InputError: " + str(exc)}))
+    sys.exit(0)
 forked = [p.pid for p in multiprocessing.active_children()]
 if kill:
     for p in multiprocessing.active_children():
@@ -229,13 +233,14 @@ print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_chil
 """
 
 
-def _search_in_a_fresh_process(store: str, question: str, kill: bool = False) -> dict:
+def _search_in_a_fresh_process(store: str, question: str, kill: bool = False, k: int = 3) -> dict:
     import json
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _SEARCH_IN_A_FRESH_PROCESS, store, question, "kill" if kill else ""],
-                          capture_output=True, text=True, timeout=600)
+    args = [store, question, "kill" if kill else "", str(k)]
+    done = subprocess.run([sys.executable, "-c", _SEARCH_IN_A_FRESH_PROCESS, *args], capture_output=True, text=True,
+                          timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -253,9 +258,16 @@ def test_ask_searches_while_the_model_loads_and_finds_what_a_search_here_finds(t
 
 
 def test_a_forked_search_raises_the_users_error_where_they_asked(tmp_path):
-    result = _search_in_a_fresh_process(str(tmp_path / "missing"), "Where is it?")
-    assert result["forked"] == 1 and result["left"] == 0
-    assert result["found"].startswith("InputError: no Chroma store at")
+    """A store that is not there is said before anything starts; an error of the search itself comes back from the
+    search process and is raised where the user asked."""
+    missing = _search_in_a_fresh_process(str(tmp_path / "missing"), "Where is it?")
+    assert missing == {"forked": 0, "found": f"InputError: no Chroma store at {tmp_path / 'missing'}; create one "
+                                             f"with: grounded-rag ingest FILES --store {tmp_path / 'missing'}"}
+    store = tmp_path / "store"
+    assert main(["ingest", str(COOKBOOK_DATA / "paris.md"), "--store", str(store)]) == 0
+    bad_k = _search_in_a_fresh_process(str(store), "Where is it?", k=0)
+    assert bad_k["forked"] == 1 and bad_k["left"] == 0
+    assert bad_k["found"].startswith("InputError: k=0: the number of passages to retrieve"), bad_k
 
 
 def test_ctrl_c_during_ask_leaves_no_search_process_behind(tmp_path):
