@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -74,6 +74,7 @@ class Word:
     start: int
     end: int
     norm: str
+    figure: bool = True  # False: a number word inside a compound ("thirty-six"), no figure on its own
 
     @property
     def content(self) -> bool:
@@ -82,12 +83,25 @@ class Word:
     @property
     def key(self) -> str:
         """What the word says, for matching an answer's words to a passage's: its figure where it spells one."""
-        return NUMBER_WORDS.get(self.norm, self.norm)
+        return NUMBER_WORDS.get(self.norm, self.norm) if self.figure else self.norm
 
 
 def words(text: str) -> list[Word]:
-    """Runs of letters or digits, with their character offsets, case-folded."""
-    return [Word(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
+    """Runs of letters or digits, with their character offsets, case-folded. A number word joined to another by a
+    hyphen or a space ("thirty-six", "twenty four") is not read as a figure: its "six" is not the answer's "6"."""
+    found = [Word(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
+    joined = set()
+    for i in range(len(found) - 1):
+        a, b = found[i], found[i + 1]
+        if a.norm in NUMBER_WORDS and b.norm in NUMBER_WORDS and text[a.end:b.start] in ("-", " "):
+            joined |= {i, i + 1}
+    return [replace(w, figure=False) if i in joined else w for i, w in enumerate(found)]
+
+
+def _plain_word(a: Word, b: Word) -> bool:
+    """The same content word on both sides, spelt alike and no figure: what a figure in other spelling must stand
+    beside to be read as the same figure ("six months", "6 months"; not "one of the", "1 of the")."""
+    return a.norm == b.norm and a.content and a.norm not in NUMBER_WORDS and not any(c.isdigit() for c in a.norm)
 
 
 @dataclass(frozen=True)
@@ -101,8 +115,8 @@ class CopySpan:
 
 def copy_spans(answer: str, passages: Sequence[str]) -> list[CopySpan]:
     """The answer cut into its longest runs of words that some passage spells in the same order (case ignored; a
-    figure in digits or in words beside a word both spell: "20 days", "twenty days"), left to right; a run of
-    stopwords only is left out. Each span lists every passage place that spells it."""
+    figure in digits or in words beside a content word both spell: "20 days", "twenty days"), left to right; a run
+    of stopwords only is left out. Each span lists every passage place that spells it."""
     said = words(answer)
     texts = [words(p) for p in passages]
     index: dict[str, list[tuple[int, int]]] = {}
@@ -117,8 +131,12 @@ def copy_spans(answer: str, passages: Sequence[str]) -> list[CopySpan]:
             n = 1
             while i + n < len(said) and j + n < len(texts[d]) and texts[d][j + n].key == said[i + n].key:
                 n += 1
-            if n == 1 and texts[d][j].norm != said[i].norm:
-                continue  # a figure alone in other spelling is no quote: "December 2" is not the "two" of "two songs"
+            run = list(zip(said[i:i + n], texts[d][j:j + n]))
+            other = [m for m, (a, b) in enumerate(run) if a.norm != b.norm]
+            if other and not any(_plain_word(a, b) for a, b in run):
+                n = other[0]  # a figure in other spelling alone, or beside stopwords only, is no quote: "December 2"
+                if n == 0:  # is not the "two" of "two songs"
+                    continue
             if n > best:
                 best, places = n, [(d, j)]
             elif n == best:
@@ -245,8 +263,9 @@ def cite(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[
          gains: Sequence[float]) -> list[Citation]:
     """The answer's citations, left to right. A span a passage spells is cited to that passage ("copy"; where
     several spell it, to the one whose reading raises the span's tokens most, by ``EVIDENCE_NATS`` at least, else
-    the one most about the question). A run of content words no passage spells (or a whole answer without content words: "Yes.") is
-    cited to the passage that raises its tokens most, if by at least ``EVIDENCE_NATS`` ("evidence")."""
+    the one most about the question). A run of content words no passage spells (or a whole answer without content
+    words: "Yes.") is cited to the passage that raises its tokens most, if by at least ``EVIDENCE_NATS``
+    ("evidence")."""
     text = answer.text
     passages = [d.text for d in answer.documents]
     out: list[tuple[int, int, int, int | None, int | None, str, float | None]] = []
@@ -309,7 +328,8 @@ def model_citations(answer: Answer, cited: Sequence[int]) -> list[Citation]:
 def _names_a_fact(word: str) -> bool:
     """A figure or a name: the word holds a digit, is a number word or starts with a capital ("1955", "six",
     "Drasin", "TripDesk")."""
-    return any(c.isdigit() for c in word) or word.casefold() in NUMBER_WORDS or word[:1].isupper()
+    folded = word.casefold()  # "one" is more often a pronoun ("one of the landmarks") than a figure
+    return any(c.isdigit() for c in word) or (folded in NUMBER_WORDS and folded != "one") or word[:1].isupper()
 
 
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
@@ -320,18 +340,20 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
     has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
     stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
-    limit is not judged. The passages that spell a word ground it (a figure in digits or in words beside a word
-    both spell: "six months" spells "6 months"); a word no passage spells is grounded by those that raise its tokens by at least ``EVIDENCE_NATS`` on
-    average ("weekly" where the passage says "every week"), as :func:`cite` cites a run none spells. Reading any passage raises words of another one (a passage about the VPN
-    raises "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count
-    where a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
+    limit is not judged. The passages that spell a word ground it (a figure in digits or in words beside a content
+    word both spell: "six months" spells "6 months"); a word no passage spells is grounded by those that raise its
+    tokens by at least ``EVIDENCE_NATS`` on average ("weekly" where the passage says "every week"), as :func:`cite`
+    cites a run none spells. Reading any passage raises words of another one (a passage about the VPN raises
+    "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
+    a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
     "LumenFox" too."""
     asked = {x for w in words(answer.question) for x in (w.norm, w.key)}  # "2 dollar" asks the answer's "two"
     stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
     if answer.cut and said and said[-1].end == len(answer.text):
         said = said[:-1]  # a word the token limit cut off is not a claim
-    new = [w for w in said if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+    new = [w for w in said
+           if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
     spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
     quoted = copy_spans(answer.text, [d.text for d in answer.documents])  # where "20 days" is "twenty days"

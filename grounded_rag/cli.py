@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -111,51 +112,73 @@ def _search(store: str, question: str, k: int) -> list:
     return ChromaStore.open(store).search(question, k=k)
 
 
-def _search_into(pipe, store: str, question: str, k: int) -> None:
-    """The search process of :func:`_start_search`: the hits, or the error, sent back. Ctrl-C is the parent's to
-    handle (it ends this process)."""
+_SEARCH_HERE = "search here"  # what the search process sends where the parent should search itself
+
+
+def _search_into(pipe, parents_end, store: str, question: str, k: int) -> None:
+    """The search process of :func:`_start_search`: the hits, or the user's error, sent back. Ctrl-C is the parent's
+    to handle (it ends this process); a parent gone leaves nobody to send to, and this process ends quietly."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked over the fork: a Ctrl-C then is ignored
+    parents_end.close()  # else a parent that dies leaves this end open and a large send waits forever
     try:
-        pipe.send((True, _search(store, question, k)))
-    except Exception as exc:  # noqa: BLE001 - raised again in the parent, where the user asked (no store there)
-        pipe.send((False, exc))
+        message = (True, _search(store, question, k))
+    except GroundedRAGError as exc:  # the user's (a bad k): raised where they asked
+        message = (False, exc)
+    except Exception:  # noqa: BLE001 - anything else is raised by the parent's own search, with its traceback
+        message = (False, _SEARCH_HERE)
+    with contextlib.suppress(Exception):  # the parent is gone, or the hits do not pickle: it searches itself
+        pipe.send(message)
+
+
+def _fork_is_safe() -> bool:
+    """Forking copies one thread: safe on Linux before torch (its thread pools) or any other thread has started."""
+    import threading
+
+    return sys.platform == "linux" and "torch" not in sys.modules and threading.active_count() == 1
 
 
 def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list], Callable[[], None]]:
     """Start ``ask --store``'s search in a forked process, so that it runs while this one imports torch and loads
     the model (two independent pieces of a cold ask's startup). Returns (the hits, when ready; an end to the search
-    process). Where a fork is not safe (not Linux, or torch already imported, with its threads), the search runs here
-    when its hits are asked for; a search process that dies without an answer (killed, out of memory) is searched
-    again here."""
+    process). Where a fork is not safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for;
+    where the search process gives no answer (killed, out of memory, an error not the user's), it runs here too."""
     from .retrieval import existing_store
 
     existing_store(store)  # a store that is not there is said at once, not after the model has loaded
-    if sys.platform != "linux" or "torch" in sys.modules:
+    if not _fork_is_safe():
         return (lambda: _search(store, question, k)), (lambda: None)
     import multiprocessing
+    import signal
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_search_into, args=(send, store, question, k), daemon=True)
-    process.start()
+    process = context.Process(target=_search_into, args=(send, receive, store, question, k), daemon=True)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # until the child ignores it
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     send.close()
 
     def hits() -> list:
         try:
             ok, value = receive.recv()
-        except EOFError:
-            return _search(store, question, k)
-        if not ok:
+        except Exception:  # noqa: BLE001 - no whole answer (the process died mid-send): search here
+            ok, value = False, _SEARCH_HERE
+        if ok:
+            return value
+        if isinstance(value, GroundedRAGError):
             raise value
-        return value
+        return _search(store, question, k)
 
     def end() -> None:
-        receive.close()
         if process.is_alive():
             process.terminate()
         process.join()
+        receive.close()
 
     return hits, end
 
@@ -455,6 +478,18 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.set_defaults(func=cmd_eval)
 
 
+def _end_by_sigint() -> None:
+    """Ctrl-C at a shell: end without a traceback, killed by SIGINT as a shell expects (a loop of commands stops)."""
+    import signal
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing more to show there
+            stream.flush()
+    print(file=sys.stderr, flush=True)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # The Hub's and transformers' download and "Loading weights" bars say nothing a command's user needs (a model is
     # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when huggingface_hub is imported.
@@ -469,8 +504,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # pydantic validation of the config
         print(f"grounded-rag: invalid setting: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: stop quietly, as a shell command does
-        print(file=sys.stderr)
+    except KeyboardInterrupt:
+        if argv is not None:  # called from code: the caller's to handle
+            raise
+        _end_by_sigint()
         return 130
 
 

@@ -6,8 +6,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounded_rag.attribution import (EVIDENCE_NATS, Answer, cite, copy_spans, find_citations, grounded_words,
-                                      model_citations, support, support_of, words)
+from grounded_rag.attribution import (
+    EVIDENCE_NATS,
+    Answer,
+    cite,
+    copy_spans,
+    find_citations,
+    grounded_words,
+    model_citations,
+    support,
+    support_of,
+    words,
+)
 from grounded_rag.types import Document
 
 PASSAGES = ["Our Berlin office is at Kastanienallee 41, 10435 Berlin.", "The sales office is in Hamburg, at Speicherstadt 12."]
@@ -139,6 +149,23 @@ def test_a_figure_in_words_spells_the_same_figure_in_digits():
     alone = answer("Six.", question="How many months?", passages=["It lasts 6 months."])
     assert grounded_words(alone, [[0.0]], spans(alone.text)) == ([words("Six.")[0]], {0: set()}), \
         "a figure alone is not spelt by its other spelling: nothing says which"
+
+
+def test_a_figure_in_other_spelling_needs_a_content_word_beside_it_and_a_compound_is_no_figure_of_its_parts():
+    passage = "The warranty lasts thirty-six months. The Senate is one of the two chambers."
+    six = answer("The warranty lasts 6 months.", question="How long is the warranty?", passages=[passage])
+    assert grounded_words(six, [[0.0] * 5], spans(six.text))[1] == {0: set()}, "the six of thirty-six is not 6"
+    one = answer("It is Article 1 of the Constitution.", question="Where?", passages=[passage])
+    assert [one.text[c.answer_start:c.answer_end] for c in cite(one, [[0.0] * 7], spans(one.text), [1.0])] == [], \
+        "'one of the' beside stopwords only does not spell '1 of the'"
+    assert [w.key for w in words("twenty four hours, twenty-four, twenty hours")] == \
+        ["twenty", "four", "hours", "twenty", "four", "20", "hours"]
+
+
+def test_one_as_a_pronoun_is_no_new_fact():
+    a = answer("The Eiffel Tower is one of the most famous landmarks in Paris.", question="What is the Eiffel Tower?",
+               passages=["The Eiffel Tower is a lattice tower in Paris, France."])
+    assert [w.norm for w in grounded_words(a, [[0.0] * 12], spans(a.text))[0]] == ["paris"]
 
 
 def test_a_count_in_words_does_not_spell_a_date():
