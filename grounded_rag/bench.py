@@ -196,31 +196,33 @@ def memory_in_subprocess(model: str | None, method: str, new_tokens: int, questi
 
 
 _IN_PROCESS = """
-import json, sys, time
+import json, statistics, sys, time
 from grounded_rag import GroundedDecoder
 from grounded_rag.retrieval import ChromaStore
-model, store_dir, question = json.loads(sys.argv[1])
+model, store_dir, question, runs = json.loads(sys.argv[1])
 t0 = time.perf_counter()
 decoder = GroundedDecoder.from_pretrained(model)
 store = ChromaStore.open(store_dir)
 t1 = time.perf_counter()
 times = []
-for _ in range(2):
+for _ in range(1 + runs):
     decoder.clear_cache()  # the second answer scores its passages again, as a new question would
     start = time.perf_counter()
     hits = store.search(question, k=3)
     decoder.generate(question, [h.document for h in hits])
     times.append(time.perf_counter() - start)
-print(json.dumps({"load_s": t1 - t0, "first_s": times[0], "warm_s": times[1]}))
+print(json.dumps({"load_s": t1 - t0, "first_s": times[0], "warm_s": statistics.median(times[1:])}))
 """
 
 
-def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], question: str = QUESTION) -> dict[str, float]:
+def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], question: str = QUESTION,
+                         runs: int = 1) -> dict[str, float]:
     """Seconds from typing ``grounded-rag ask --store`` to its answer (a whole process), next to what the same answer
-    costs inside a process: loading the model and store, then one search and ``generate`` (the first call, and a
-    second, warm one). Each in a fresh process, after an ingest of the benchmark passages. Then the same ``ask``
-    through a running ``grounded-rag serve --store`` (which has answered another question first, as a server that
-    has been up a while has): the process imports neither torch nor the model."""
+    costs inside a process: loading the model and store, then one search and ``generate`` (the first call, then warm
+    ones). Each in a fresh process, after an ingest of the benchmark passages. Then the same ``ask`` through a running
+    ``grounded-rag serve --store`` (which has answered another question first, as a server that has been up a while
+    has): the process imports neither torch nor the model. With ``runs`` > 1, each time is the median of that many
+    (whole processes, warm answers, served asks): on a shared machine one sample can be a second off."""
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for i, d in enumerate(docs):
@@ -232,15 +234,16 @@ def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], ques
         subprocess.run([*cli, "ingest", *files, "--store", store], capture_output=True, check=True)
         model_args = ["--model", model] if model else []
         ask = [*cli, "ask", question, "--store", store, "--no-sources", *model_args]
-        process_s = _seconds(lambda: subprocess.run([*ask, "--local"], capture_output=True, check=True))
-        out = subprocess.run([sys.executable, "-c", _IN_PROCESS, json.dumps([model, store, question])],
+        process_s = _median_seconds(lambda: subprocess.run([*ask, "--local"], capture_output=True, check=True), runs)
+        out = subprocess.run([sys.executable, "-c", _IN_PROCESS, json.dumps([model, store, question, runs])],
                              capture_output=True, text=True, check=True)
         if importlib.util.find_spec("fastapi") is None:  # no 'serve' extra: no server to ask through
             return _first_answer_report(process_s, json.loads(out.stdout.strip().splitlines()[-1]), None)
         with _running_server(cli, store, model_args) as url:
             subprocess.run([*cli, "ask", "What is the statue made of?", "--store", store, "--server", url,
                             *model_args], capture_output=True, check=True)
-            served_s = _seconds(lambda: subprocess.run([*ask, "--server", url], capture_output=True, check=True))
+            served_s = _median_seconds(lambda: subprocess.run([*ask, "--server", url], capture_output=True,
+                                                              check=True), runs)
     return _first_answer_report(process_s, json.loads(out.stdout.strip().splitlines()[-1]), served_s)
 
 
@@ -258,6 +261,10 @@ def _seconds(work: Callable[[], Any]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def _median_seconds(work: Callable[[], Any], runs: int) -> float:
+    return statistics.median(_seconds(work) for _ in range(runs))
 
 
 @contextmanager
@@ -313,7 +320,7 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
     attribution = _attribution_figures(decoder, docs, new_tokens, max(2, repeats // 2))
     mem_std = memory_in_subprocess(model, "standard", new_tokens)
     mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
-    first_answer = first_answer_figures(model, docs)
+    first_answer = first_answer_figures(model, docs, runs=3)
     return {
         "model": decoder.name,
         "device": str(decoder.model.device),

@@ -509,6 +509,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _end_by_sigint()
         return 130
+    finally:
+        if argv is None:  # the command's own process, which ends now
+            _skip_final_collection()
+
+
+def _skip_final_collection() -> None:
+    """Leave every object to the end of the process rather than to the collector's passes at shutdown, which walk
+    torch's and transformers' millions of objects (a second of a cold ``ask``); exit handlers, stream flushes and
+    module teardown still run. Only for the command's own process: a caller's collector is theirs."""
+    import gc
+
+    gc.freeze()
 
 
 if __name__ == "__main__":
