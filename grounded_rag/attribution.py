@@ -332,6 +332,22 @@ def _names_a_fact(word: str) -> bool:
     return any(c.isdigit() for c in word) or (folded in NUMBER_WORDS and folded != "one") or word[:1].isupper()
 
 
+def _not_asked(question: str, said: Sequence[Word]) -> list[Word]:
+    """The words the question does not already say, nor nearly (the same first four letters: an answer that
+    misspells the question's name adds nothing)."""
+    asked = {x for w in words(question) for x in (w.norm, w.key)}  # "2 dollar" asks the answer's "two"
+    stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
+    return [w for w in said
+            if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+
+
+def says_more_than(question: str, text: str) -> bool:
+    """The text has a content word the question does not say: it tells something. A quote that restates the
+    question ("The Red Planet" for "Which planet is known as the Red Planet?") or says nothing ("The first") does
+    not."""
+    return bool(_not_asked(question, [w for w in words(text) if w.content]))
+
+
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
                    ) -> tuple[list[Word], dict[int, set[int]]]:
     """The words an answer's support is judged on, and for each of them the passages that ground it.
@@ -347,13 +363,10 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
     a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
     "LumenFox" too."""
-    asked = {x for w in words(answer.question) for x in (w.norm, w.key)}  # "2 dollar" asks the answer's "two"
-    stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
     said = [w for w in words(answer.text) if w.content]
     if answer.cut and said and said[-1].end == len(answer.text):
         said = said[:-1]  # a word the token limit cut off is not a claim
-    new = [w for w in said
-           if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
+    new = _not_asked(answer.question, said)
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
     spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
     quoted = copy_spans(answer.text, [d.text for d in answer.documents])  # where "20 days" is "twenty days"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from .config import DEPRECATED_METHODS, DecodingConfig, MethodName
+from .config import DEPRECATED_METHODS, QUOTE_THRESHOLD, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
                         help="where the question goes: after the documents (shared prefix) or first (the paper's)")
     parser.add_argument("--extractive", action="store_true",
                         help="answer with a verbatim span of one document (short factual answers)")
+    parser.add_argument("--quote", action="store_true",
+                        help="where the answer rests on no passage about the question, quote the passage that does "
+                             f"(support >= {QUOTE_THRESHOLD}) rather than withhold it")
     parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
                         help="leave out passages whose question likelihood is more than this many nats per token "
                         "below the best passage's")
@@ -62,7 +65,8 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
         extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
-        screen_instructions=not ns.no_screening, support_threshold=ns.support_threshold, abstention_text=ns.abstention_text,
+        screen_instructions=not ns.no_screening, support_threshold=ns.support_threshold,
+        abstention_text=ns.abstention_text, quote_threshold=QUOTE_THRESHOLD if ns.quote else None,
     )
 
 
@@ -444,7 +448,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--data", action="append", required=True)
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
-                    "with +extractive, +relevant, +screened or +prompted")
+                    "with +extractive, +relevant, +screened, +prompted or +quoted")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=int, default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])

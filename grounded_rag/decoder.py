@@ -20,6 +20,7 @@ from .attribution import (
     find_citations,
     model_citations,
     passage_evidence,
+    says_more_than,
     support,
     support_of,
     token_offsets,
@@ -440,7 +441,29 @@ class GroundedDecoder:
                 pass
             for i, r in zip(todo, decoded):
                 running[i] = r
-        return self._results(running, method, config, gains)
+        return self._quote_withheld(requests, self._results(running, method, config, gains), config, method, gains,
+                                    **engine)
+
+    def _quote_withheld(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
+                        method: Method, gains: Sequence[Sequence[float]] | None,
+                        **engine: Any) -> list[GenerationResult]:
+        """With ``quote_threshold``: each answer decoded and then withheld for its support is decoded again as a
+        verbatim span of a passage (one batch), and that quote is shown where its own support reaches the threshold:
+        where a passage does speak to the question, the user reads it rather than 'the documents do not say'. A quote
+        that only restates the question tells nothing and is not shown."""
+        redo = [i for i, res in enumerate(results) if res.unsupported_answer is not None]
+        if config.quote_threshold is None or config.extractive or gains is None or not redo:
+            return results
+        quoting = config.override(extractive=True,
+                                  support_threshold=max(config.quote_threshold, config.support_threshold or 0.0))
+        for decoded in self._run([requests[i] for i in redo], quoting, method, **engine):
+            pass
+        quotes = self._results(decoded, method, quoting, [gains[i] for i in redo])
+        out = list(results)
+        for i, quote in zip(redo, quotes):
+            if not quote.abstained and says_more_than(requests[i].question, quote.text):
+                out[i] = quote.model_copy(update={"quoted": True, "unsupported_answer": results[i].unsupported_answer})
+        return out
 
     def stream(
         self,
@@ -489,7 +512,7 @@ class GroundedDecoder:
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
-        final = self._results(running, method, cfg, gains)[0]
+        final = self._quote_withheld([request], self._results(running, method, cfg, gains), cfg, method, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
 

@@ -43,8 +43,10 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
         if result.unsupported_answer is not None:
             lines.append(f"withheld answer: {result.unsupported_answer}")
         return lines
+    if result.quoted:
+        lines.append(f"(a quote: the answer \"{result.unsupported_answer}\" rested on no passage about the question)")
     if not result.citations:
-        return [f"Sources: none cited (support {_support(result)})"]
+        return [*lines, f"Sources: none cited (support {_support(result)})"]
     lines.append(f"Sources (support {_support(result)}):")
     for number in dict.fromkeys(c.document for c in result.citations):
         lines.append("  " + document_label(result, number))

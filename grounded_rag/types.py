@@ -123,7 +123,10 @@ class GenerationResult(BaseModel):
         "than no passage; None when DecodingConfig.attribute is off")
     abstained: bool = Field(False, description="no passage supports an answer: the text says so instead")
     unsupported_answer: str | None = Field(
-        None, description="the answer the decoder withheld by abstaining (None if it abstained before decoding)")
+        None, description="the answer the decoder withheld by abstaining (None if it abstained before decoding), or "
+        "replaced by a quote")
+    quoted: bool = Field(False, description="the free answer rested on no passage about the question, and this text is "
+                         "a verbatim span of a passage that does (DecodingConfig.quote_threshold)")
 
     @property
     def numbers(self) -> list[int]:
@@ -149,6 +152,7 @@ class GenerationResult(BaseModel):
             "support": self.support,
             "abstained": self.abstained,
             "unsupported_answer": self.unsupported_answer,
+            "quoted": self.quoted,
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),

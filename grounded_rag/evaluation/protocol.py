@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import DEPRECATED_METHODS, DecodingConfig
+from ..config import DEPRECATED_METHODS, QUOTE_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
 from ..errors import InputError
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
@@ -59,11 +59,14 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
 # grounded_rag.screening). Without them every method reads every passage as written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
-# the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off.
+# the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
+# decodes with the product's abstention and its quote of a passage where the answer is withheld
+# (DecodingConfig.quote_threshold): the record holds what a user reads (an abstention scores as wrong).
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
 SCREENED = "+screened"
 PROMPTED = "+prompted"
+QUOTED = "+quoted"
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
                    "document that supports the answer as [k], e.g. [1]. If the documents do not answer the question, "
@@ -73,6 +76,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
     SCREENED: {"screen_instructions": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
+    QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
 }
 
 
@@ -84,8 +88,9 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
                          f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
-                         f"{SCREENED!r} (sentences addressed to the model withheld) and {PROMPTED!r} (citations and "
-                         "abstention asked for in the instruction)")
+                         f"{SCREENED!r} (sentences addressed to the model withheld), {PROMPTED!r} (citations and "
+                         f"abstention asked for in the instruction) and {QUOTED!r} (a passage quoted where the answer "
+                         "is withheld)")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
     return name, [{**params, **extra} for params in GRIDS[name]]
 
@@ -95,6 +100,6 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     decoder never abstains here: every answer is kept with its support, and the harness applies the threshold when it
     scores (the same rule: an answer is withheld where its support is below it)."""
     return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], answer_prefix=ANSWER_PREFIX
-                          if short_answer else "", score_space="raw", b=0.5, gamma=10.0, support_threshold=None,
+                          if short_answer else "", score_space="raw", b=0.5, gamma=10.0,
                           **{"relevance_margin": None, "screen_instructions": False, "system_prompt": EVAL_SYSTEM,
-                             **params})
+                             "support_threshold": None, **params})

@@ -136,6 +136,7 @@ class GroundedClient:
             withheld=[WithheldText(**w) for w in grounding.get("withheld", [])],
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
+            quoted=grounding.get("quoted", False),
         )
 
     # ---------------------------------------------------------------- the decoder's interface

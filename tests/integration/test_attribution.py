@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grounded_rag import DecodingConfig, InputError
+from grounded_rag.config import QUOTE_THRESHOLD
 from grounded_rag.attribution import token_offsets, words
 from grounded_rag.cli import main
 from grounded_rag.types import Document
@@ -122,7 +123,8 @@ def test_token_offsets_cover_the_shown_answer(decoder):
     ("abstention_text", "", "abstention_text"), ("abstention_text", "  ", "abstention_text"),
     ("abstention_text", 3, "abstention_text"), ("support_threshold", 1.5, "support_threshold"),
     ("support_threshold", -0.1, "support_threshold"), ("support_threshold", float("nan"), "support_threshold"),
-    ("support_threshold", "high", "support_threshold"),
+    ("support_threshold", "high", "support_threshold"), ("quote_threshold", 1.5, "quote_threshold"),
+    ("quote_threshold", float("nan"), "quote_threshold"),
 ])
 def test_bad_abstention_settings_name_the_setting(decoder, setting, value, fragment):
     with pytest.raises(InputError, match=fragment):
@@ -156,3 +158,48 @@ def test_one_passage_reuses_the_decodes_own_reading_and_it_equals_the_scoring_pa
     slow = Answer(QUESTION, result.documents, result.numbers, result.token_ids, result.text)
     [[a]], [[b]] = (passage_evidence(decoder.model, decoder.tokenizer, decoder.pad_id, [x], SHORT) for x in (fast, slow))
     assert len(a) == len(b) == len(result.token_ids) and a == pytest.approx(b, abs=1e-3)
+
+
+STARRY = ("Who painted The Starry Night?", ["The Starry Night is an oil painting by Paul Gauguin, made in 1889. It "
+                                        "shows a swirling night sky over a quiet village, with a dark cypress tree "
+                                        "in the foreground."])
+RED_PLANET = ("Which planet is known as the Red Planet?", ["Venus is known as the Red Planet because iron oxide dust "
+                                                           "gives its surface a rusty colour. It is the second planet "
+                                                           "from the Sun and has two small moons."])
+
+
+def test_a_withheld_answer_becomes_a_quote_of_the_passage_that_speaks_to_the_question(decoder):
+    """With quote_threshold, an answer withheld for its support (here memory's painter, beside a passage naming
+    another) is decoded again as a span of the passage; the quote is shown, cited and marked, alike in a batch, one
+    by one and streamed. Off (the default), the answer is withheld as before."""
+    question, docs = STARRY
+    plain = decoder.generate(question, docs, config=SHORT)
+    assert plain.abstained and plain.unsupported_answer and not plain.quoted
+    quoting = SHORT.override(quote_threshold=QUOTE_THRESHOLD)
+    quoted = decoder.generate(question, docs, config=quoting)
+    assert quoted.quoted and not quoted.abstained and quoted.finish_reason != "abstain"
+    assert quoted.text and quoted.text in docs[0] and "Gauguin" in quoted.text, quoted.text
+    assert quoted.unsupported_answer == plain.unsupported_answer
+    assert quoted.support >= QUOTE_THRESHOLD and {c.document for c in quoted.citations} == {1}
+    assert quoted.metadata()["quoted"] is True
+    stream = list(decoder.stream_with_result(question, docs, config=quoting))
+    assert "".join(p for p, _ in stream) == quoted.text and stream[-1][1].quoted
+    batch = decoder.generate_batch([{"question": QUESTION, "documents": DOCS}, {"question": question,
+                                                                               "documents": docs}], quoting)
+    assert [r.text for r in batch] == [decoder.generate(QUESTION, DOCS, config=SHORT).text, quoted.text]
+    assert [r.quoted for r in batch] == [False, True]
+
+
+def test_a_quote_that_only_restates_the_question_is_not_shown(decoder):
+    question, docs = RED_PLANET
+    free = decoder.generate(question, docs, config=SHORT, support_threshold=None, extractive=True)
+    assert free.text == "The Red Planet", "the quote this case is about"
+    held = decoder.generate(question, docs, config=SHORT, quote_threshold=QUOTE_THRESHOLD)
+    assert held.abstained and not held.quoted and held.text == SHORT.abstention_text
+
+
+def test_ask_quote_prints_the_quote_and_the_answer_it_replaced(capsys):
+    question, docs = STARRY
+    assert main(["ask", question, "--doc", docs[0], "--quote", "--max-new-tokens", "24"]) == 0
+    out = capsys.readouterr().out
+    assert "Gauguin" in out.split("\n", 1)[0] and '(a quote: the answer "' in out and "Sources (support" in out, out

@@ -19,6 +19,7 @@ import openai
 import pytest
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder
+from grounded_rag.config import QUOTE_THRESHOLD
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
@@ -309,6 +310,20 @@ def test_an_unsupported_answer_is_withheld_in_the_body_the_headers_and_the_last_
     kept = client.chat.completions.create(model=decoder.name, messages=body["messages"], max_tokens=N,
                                           extra_body={"documents": unrelated, "decoding": {"support_threshold": None}})
     assert kept.model_extra["grounding"]["abstained"] is False and kept.choices[0].message.content != want.text
+
+
+def test_a_quote_in_place_of_a_withheld_answer_comes_back_marked(client, decoder):
+    """`decoding.quote_threshold`: the server answers with the decoder's quote and says so in `grounding`."""
+    question = "Who painted The Starry Night?"
+    docs = [{"text": "The Starry Night is an oil painting by Paul Gauguin, made in 1889.", "id": "art"}]
+    want = decoder.generate(question, docs, config=DecodingConfig(max_new_tokens=24, quote_threshold=QUOTE_THRESHOLD))
+    assert want.quoted, "the case must be quoted in process, or this test checks nothing"
+    got = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": question}],
+                                         max_tokens=24, extra_body={"documents": docs,
+                                                                   "decoding": {"quote_threshold": QUOTE_THRESHOLD}})
+    g = got.model_extra["grounding"]
+    assert got.choices[0].message.content == want.text
+    assert (g["quoted"], g["unsupported_answer"], g["abstained"]) == (True, want.unsupported_answer, False)
 
 
 def test_completions_endpoint_plain_and_streaming(client, decoder):

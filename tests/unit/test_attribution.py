@@ -14,6 +14,7 @@ from grounded_rag.attribution import (
     find_citations,
     grounded_words,
     model_citations,
+    says_more_than,
     support,
     support_of,
     words,
@@ -226,3 +227,15 @@ def test_copy_spans_point_at_equal_words_on_both_sides(text, passages):
         said = [w.norm for w in words(text[span.start:span.end])]
         for d, lo, hi in span.sources:
             assert [w.norm for w in words(passages[d][lo:hi])] == said
+
+
+@pytest.mark.parametrize("question, quote, tells", [
+    ("Which planet is known as the Red Planet?", "The Red Planet", False),  # restates the question
+    ("When were the Vikings last in the NFC championship?", "The Vikings were", False),
+    ("Who did Cora marry?", "Cora", False),
+    ("Who painted The Starry Night?", "The Starry Night is an oil painting by Paul Gauguin", True),
+    ("When did they stop putting lead in paint?", "1992", True),
+    ("How many planets are there?", "The Solar System has ten planets", True),
+])
+def test_a_quote_tells_something_only_with_a_word_the_question_does_not_say(question, quote, tells):
+    assert says_more_than(question, quote) is tells

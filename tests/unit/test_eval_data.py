@@ -106,3 +106,16 @@ def test_rows_of_one_group_share_a_split(tmp_path):
     test = {ex.group for ex in split_examples(examples, "test")}
     assert validation and test and not validation & test
     assert len(split_examples(examples, "validation")) == 7 * len(validation)
+
+
+def test_quoted_decodes_with_the_products_abstention_and_its_quote():
+    """`+quoted` records what a user reads: the answer, the quote that replaced a withheld one, or the abstention
+    (whose support is below the threshold the harness scores with, so it counts as wrong)."""
+    from grounded_rag.config import QUOTE_THRESHOLD, SUPPORT_THRESHOLD
+    from grounded_rag.evaluation.protocol import base_config, method_grid
+
+    name, grid = method_grid("grounded_contrast+quoted")
+    assert name == "grounded_contrast" and len(grid) == len(method_grid("grounded_contrast")[1])
+    config = base_config(name, grid[0], 8)
+    assert (config.quote_threshold, config.support_threshold) == (QUOTE_THRESHOLD, SUPPORT_THRESHOLD)
+    assert base_config(name, method_grid("grounded_contrast")[1][0], 8).quote_threshold is None
