@@ -99,8 +99,9 @@ def result_html(result: GenerationResult) -> str:
                    f"<sup>[{c.document}]</sup>")
         at = c.answer_end
     out.append(e(result.text[at:]))
+    quoted = f" · a quote in place of the answer <i>{e(result.unsupported_answer or '')}</i>" if result.quoted else ""
     parts = [head + "".join(out) + "</p>", f"<p style='color:#666'>support {_support(result)} · "
-             f"{len(result.citations)} cited span(s) · method {e(result.method)}</p>"]
+             f"{len(result.citations)} cited span(s) · method {e(result.method)}{quoted}</p>"]
     for number in dict.fromkeys(c.document for c in result.citations):
         doc = result.documents[result.numbers.index(number)]
         spans = sorted({(c.start, c.end) for c in result.citations

@@ -181,7 +181,7 @@ def test_a_withheld_answer_becomes_a_quote_of_the_passage_that_speaks_to_the_que
     assert quoted.text and quoted.text in docs[0] and "Gauguin" in quoted.text, quoted.text
     assert quoted.unsupported_answer == plain.unsupported_answer
     assert quoted.support >= QUOTE_THRESHOLD and {c.document for c in quoted.citations} == {1}
-    assert quoted.metadata()["quoted"] is True
+    assert quoted.metadata()["quoted"] is True and "a quote in place of the answer" in quoted._repr_html_()
     stream = list(decoder.stream_with_result(question, docs, config=quoting))
     assert "".join(p for p, _ in stream) == quoted.text and stream[-1][1].quoted
     batch = decoder.generate_batch([{"question": QUESTION, "documents": DOCS}, {"question": question,

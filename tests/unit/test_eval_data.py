@@ -119,3 +119,26 @@ def test_quoted_decodes_with_the_products_abstention_and_its_quote():
     config = base_config(name, grid[0], 8)
     assert (config.quote_threshold, config.support_threshold) == (QUOTE_THRESHOLD, SUPPORT_THRESHOLD)
     assert base_config(name, method_grid("grounded_contrast")[1][0], 8).quote_threshold is None
+
+
+def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_the_threshold(tmp_path):
+    import json
+
+    from grounded_rag.evaluation.protocol import PROTOCOL
+    from grounded_rag.evaluation.quote_table import quote_table
+
+    rows = {"a": {"question": "Who painted it?", "answers": ["Gauguin"]},
+            "b": {"question": "Which planet is red?", "answers": ["Venus"]}}
+    free, quote = '{"pmi_gate": 1.0}', '{"extractive": true, "pmi_gate": 1.0}'
+    records = [("s", "a", free, "van Gogh", 0.1), ("s", "a", quote, "an oil painting by Paul Gauguin", 0.85),
+               ("s", "b", free, "Venus", 0.9), ("s", "b", quote, "Venus", 0.99),
+               ("s+unanswerable", "b", free, "Mars", 0.2), ("s+unanswerable", "b", quote, "planet is red", 0.95)]
+    path = tmp_path / "generations.jsonl"
+    path.write_text("\n".join(json.dumps({"key": f"{PROTOCOL}|gen|{ds}|grounded_contrast|{params}|{i}", "id": i,
+                                          "text": text, "support": support})
+                              for ds, i, params, text, support in records))
+    table = {(line["set"], line["quote_threshold"]): (line["right"], line["shown"])
+             for line in quote_table(rows, path, "grounded_contrast")}
+    assert table[("s", None)] == (1, 1), "no quote: the withheld answer stays withheld"
+    assert table[("s", 0.8)] == (2, 2) and table[("s", 0.9)] == (1, 1)
+    assert table[("s+unanswerable", 0.8)] == (0, 0), "a quote that only restates the question is not shown"

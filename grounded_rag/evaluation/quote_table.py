@@ -1,0 +1,76 @@
+"""How a quote in place of a withheld answer would score, for each quote threshold: the table that chose
+``DecodingConfig.quote_threshold`` on validation rows.
+
+``python -m grounded_rag.evaluation.quote_table --data FILE --generations RUN/generations.jsonl``, where RUN is the
+``--out`` of ``grounded-rag eval --data FILE --split validation --no-tune --methods M,M+extractive`` (add
+``--unanswerable`` for the twins): each row's answer of ``M`` is withheld where its support is below the support
+threshold, and then replaced by the same row's ``M+extractive`` answer where that quote's support reaches the quote
+threshold and it says more than the question (:func:`~grounded_rag.attribution.says_more_than`), as the decoder does.
+For each threshold: right answers (the answer holds a gold answer), answers shown, and, for the unanswerable twins,
+answers shown where none should be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..attribution import says_more_than
+from ..config import SUPPORT_THRESHOLD
+from .metrics import substring_match
+from .protocol import PROTOCOL
+
+THRESHOLDS = (None, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9)  # None: no quote, the answer withheld as without the option
+
+
+def _records(generations: Path, method: str) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
+    """(dataset, row id) -> {"free": record, "quote": record} for ``method`` and ``method+extractive``."""
+    out: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for line in generations.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        key = record["key"].split("|")
+        if key[0] != PROTOCOL or key[3] != method:
+            continue
+        kind = "quote" if json.loads(key[4]).get("extractive") else "free"
+        out.setdefault((key[2], record["id"]), {})[kind] = record
+    return {k: v for k, v in out.items() if len(v) == 2}
+
+
+def quote_table(rows: dict[str, dict[str, Any]], generations: Path, method: str,
+                support_threshold: float = SUPPORT_THRESHOLD) -> list[dict[str, Any]]:
+    """One line per dataset (the file's and its unanswerable twin) and threshold: rows, right, shown."""
+    table: dict[tuple[str, float | None], dict[str, Any]] = {}
+    for (dataset, row_id), pair in sorted(_records(generations, method).items()):
+        row, free, quote = rows[row_id], pair["free"], pair["quote"]
+        unanswerable = dataset.endswith("+unanswerable")
+        for threshold in THRESHOLDS:
+            shown = free if free["support"] >= support_threshold else None
+            if shown is None and threshold is not None and quote["support"] >= threshold \
+                    and says_more_than(row["question"], quote["text"]):
+                shown = quote
+            line = table.setdefault((dataset, threshold), {"set": dataset, "quote_threshold": threshold, "rows": 0,
+                                                           "right": 0, "shown": 0})
+            line["rows"] += 1
+            line["shown"] += shown is not None
+            line["right"] += shown is not None and not unanswerable and bool(substring_match(shown["text"],
+                                                                                              row["answers"]))
+    return list(table.values())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, type=Path)
+    parser.add_argument("--generations", required=True, type=Path)
+    parser.add_argument("--method", default="grounded_contrast")
+    ns = parser.parse_args(argv)
+    rows = {r["id"]: r for r in map(json.loads, ns.data.read_text(encoding="utf-8").splitlines()) if r}
+    print("| set | quote threshold | rows | right | shown |\n|---|---|---|---|---|")
+    for line in quote_table(rows, ns.generations, ns.method):
+        threshold = "none" if line["quote_threshold"] is None else line["quote_threshold"]
+        print(f"| {line['set']} | {threshold} | {line['rows']} | {line['right']} | {line['shown']} |")
+
+
+if __name__ == "__main__":
+    main()
