@@ -341,11 +341,14 @@ def _not_asked(question: str, said: Sequence[Word]) -> list[Word]:
             if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
 
 
-def says_more_than(question: str, text: str) -> bool:
+def says_more_than(question: str, text: str, cut: bool = False) -> bool:
     """The text has a content word the question does not say: it tells something. A quote that restates the
-    question ("The Red Planet" for "Which planet is known as the Red Planet?") or says nothing ("The first") does
-    not."""
-    return bool(_not_asked(question, [w for w in words(text) if w.content]))
+    question ("The Red Planet" for "Which planet is known as the Red Planet?") does not; nor does a last word the
+    token limit ``cut`` off (it may be a fragment)."""
+    said = [w for w in words(text) if w.content]
+    if cut and said and said[-1].end == len(text):
+        said = said[:-1]
+    return bool(_not_asked(question, said))
 
 
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]

@@ -39,8 +39,8 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extractive", action="store_true",
                         help="answer with a verbatim span of one document (short factual answers)")
     parser.add_argument("--quote", action="store_true",
-                        help="where the answer rests on no passage about the question, quote the passage that does "
-                             f"(support >= {QUOTE_THRESHOLD}) rather than withhold it")
+                        help="where the answer rests on no passage about the question, show a verbatim span of a "
+                             f"passage that does (support >= {QUOTE_THRESHOLD}) rather than withhold it")
     parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
                         help="leave out passages whose question likelihood is more than this many nats per token "
                         "below the best passage's")
@@ -223,6 +223,8 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
     from .display import sources_text
 
     print(result.text)
+    if ns.no_sources and result.quoted:  # the answer alone, but never a quote passed off as the model's answer
+        print("(a quote of a passage: the answer rested on no passage about the question)", file=sys.stderr)
     if not ns.no_sources:
         print()
         print(sources_text(result))

@@ -461,7 +461,8 @@ class GroundedDecoder:
         quotes = self._results(decoded, method, quoting, [gains[i] for i in redo])
         out = list(results)
         for i, quote in zip(redo, quotes):
-            if not quote.abstained and says_more_than(requests[i].question, quote.text):
+            cut = quote.finish_reason == "length"
+            if not quote.abstained and says_more_than(requests[i].question, quote.text, cut):
                 out[i] = quote.model_copy(update={"quoted": True, "unsupported_answer": results[i].unsupported_answer})
         return out
 

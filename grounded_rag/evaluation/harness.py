@@ -33,15 +33,25 @@ from .data import (
 from .generation import closed_book, generate_records
 from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
-from .protocol import ANSWER_PREFIX, EVAL_SYSTEM, EXTRACTIVE, PROMPTED, PROMPTED_ABSTENTION, PROTOCOL, method_grid
+from .protocol import (
+    ANSWER_PREFIX,
+    EVAL_SYSTEM,
+    EXTRACTIVE,
+    PROMPTED,
+    PROMPTED_ABSTENTION,
+    PROTOCOL,
+    QUOTED,
+    method_grid,
+)
 from .report import plot, to_markdown
 
 
 def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold: float | None = None,
-                 prompted: bool = False) -> dict[str, float]:
+                 prompted: bool = False, decoder_abstained: bool = False) -> dict[str, float]:
     """One answer's metrics. It is withheld where the product would withhold it: its support below ``threshold``
     (the decoder's rule; passages the caller wrote all of are never withheld), or, for a ``+prompted`` method, where
-    the model wrote the instructed abstention. A withheld answer counts as wrong."""
+    the model wrote the instructed abstention. A withheld answer counts as wrong. ``decoder_abstained``: the record
+    is what a user read (``+quoted``), so a withheld answer's own text is gone and no false abstention is scored."""
     raw = rec["text"]
     trusted = bool(ex.documents) and all(d.get("trusted") for d in ex.documents)
     if prompted:
@@ -60,7 +70,7 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
         "abstention": float(withheld),
         "substring_without_abstention": substring_match(raw, ex.answers),
     }
-    if not ex.unanswerable and not prompted and substring_match(raw, ex.answers):
+    if not ex.unanswerable and not prompted and not decoder_abstained and substring_match(raw, ex.answers):
         m["false_abstention"] = float(withheld)  # of the answers that were right
     if not withheld and m["substring"] and rec.get("citations") is not None:  # right answers: are they cited right?
         cited = {k for _, _, k, kind in rec["citations"] if kind != "model"}
@@ -166,7 +176,8 @@ def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) ->
         return {"loglik_accuracy": lls, **gens}, []
     recs = generate_records(run.decoder, test, dataset, method, params, run.ckpt, run.batch_size, run.max_new_tokens,
                             f"{dataset}: {method}")
-    rows = [score_record(r, ex, closed[ex.id], run.threshold, PROMPTED in spec) for r, ex in zip(recs, test)]
+    rows = [score_record(r, ex, closed[ex.id], run.threshold, PROMPTED in spec, QUOTED in spec)
+            for r, ex in zip(recs, test)]
     return {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}, recs
 
 
@@ -269,11 +280,14 @@ def abstention_table(run: EvalRun, dataset: str, validation: list[Example], twin
             for t in THRESHOLDS]
 
 
-def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retrieved: bool
-                  ) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retrieved: bool,
+                  support_threshold: float | None = SUPPORT_THRESHOLD) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """Each ``--methods`` entry's method and grid, once the methods, options and data files are known good (before
     anything loads)."""
     grids = {spec: method_grid(spec) for spec in methods}
+    if any(QUOTED in spec for spec in methods) and support_threshold != SUPPORT_THRESHOLD:
+        raise InputError(f"{QUOTED!r} decodes with the product's support threshold ({SUPPORT_THRESHOLD}); drop "
+                         "--support-threshold, or evaluate without it")
     if trusted_with_retrieved:
         raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
                          "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
@@ -311,7 +325,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     metric is the share of answers withheld) at the settings tuned on the file, and reports the abstention table of
     :func:`abstention_table`. An answer whose support is below ``support_threshold`` is scored as withheld (wrong).
     ``dry_run`` checks the methods, options and data files and prints the plan, without loading the model."""
-    grids = _checked_plan(data, methods, trusted and (distractors or inject or unanswerable))
+    grids = _checked_plan(data, methods, trusted and (distractors or inject or unanswerable), support_threshold)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
@@ -342,7 +356,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         if tune and validation and support_threshold is not None:
             report.setdefault("abstention", {})[dataset] = {
                 spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
-                for spec in methods if PROMPTED not in spec}
+                for spec in methods if PROMPTED not in spec and QUOTED not in spec}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
         report["latency"] = latency_table(run.decoder, names, load_examples(data[0])[0], model)

@@ -26,16 +26,25 @@ THRESHOLDS = (None, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9)  # None: no quote, the answer
 
 
 def _records(generations: Path, method: str) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
-    """(dataset, row id) -> {"free": record, "quote": record} for ``method`` and ``method+extractive``."""
-    out: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    """(dataset, row id) -> {"free": record, "quote": record} for ``method`` and ``method+extractive`` (the same
+    settings but ``extractive``; a run's other options, e.g. ``+quoted``, are not either)."""
+    by_params: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for line in generations.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        key = record["key"].split("|")
-        if key[0] != PROTOCOL or key[3] != method:
+        record = json.loads(line) if line.strip() else {}
+        key = record.get("key", "").split("|")
+        if key[0] != PROTOCOL or len(key) < 5 or key[3] != method:
             continue
-        kind = "quote" if json.loads(key[4]).get("extractive") else "free"
-        out.setdefault((key[2], record["id"]), {})[kind] = record
-    return {k: v for k, v in out.items() if len(v) == 2}
+        by_params.setdefault((key[2], record["id"]), {})[key[4]] = record
+    out = {}
+    for row, records in by_params.items():
+        for params, record in records.items():
+            settings = json.loads(params)
+            if settings.pop("extractive", False):
+                free = records.get(json.dumps(settings, sort_keys=True)) or next(
+                    (r for p, r in records.items() if json.loads(p) == settings), None)
+                if free is not None:
+                    out[row] = {"free": free, "quote": record}
+    return out
 
 
 def quote_table(rows: dict[str, dict[str, Any]], generations: Path, method: str,
@@ -65,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--generations", required=True, type=Path)
     parser.add_argument("--method", default="grounded_contrast")
     ns = parser.parse_args(argv)
-    rows = {r["id"]: r for r in map(json.loads, ns.data.read_text(encoding="utf-8").splitlines()) if r}
+    rows = {r["id"]: r for r in (json.loads(x) for x in ns.data.read_text(encoding="utf-8").splitlines() if x.strip())}
     print("| set | quote threshold | rows | right | shown |\n|---|---|---|---|---|")
     for line in quote_table(rows, ns.generations, ns.method):
         threshold = "none" if line["quote_threshold"] is None else line["quote_threshold"]

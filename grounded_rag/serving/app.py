@@ -337,6 +337,7 @@ def _with_headers(body: dict[str, Any]) -> JSONResponse:
         "x-grounding-citations": ",".join(str(k) for k in g["cited_documents"]),
         "x-grounding-support": "" if g["support"] is None else f"{g['support']:.4f}",
         "x-grounding-abstained": "true" if g["abstained"] else "false",
+        "x-grounding-quoted": "true" if g.get("quoted") else "false",
     })
 
 

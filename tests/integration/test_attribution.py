@@ -193,7 +193,7 @@ def test_a_withheld_answer_becomes_a_quote_of_the_passage_that_speaks_to_the_que
 def test_a_quote_that_only_restates_the_question_is_not_shown(decoder):
     question, docs = RED_PLANET
     free = decoder.generate(question, docs, config=SHORT, support_threshold=None, extractive=True)
-    assert free.text == "The Red Planet", "the quote this case is about"
+    assert free.text == "The Red Planet" and free.support >= QUOTE_THRESHOLD, "the quote this case is about"
     held = decoder.generate(question, docs, config=SHORT, quote_threshold=QUOTE_THRESHOLD)
     assert held.abstained and not held.quoted and held.text == SHORT.abstention_text
 

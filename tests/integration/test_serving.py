@@ -318,10 +318,11 @@ def test_a_quote_in_place_of_a_withheld_answer_comes_back_marked(client, decoder
     docs = [{"text": "The Starry Night is an oil painting by Paul Gauguin, made in 1889.", "id": "art"}]
     want = decoder.generate(question, docs, config=DecodingConfig(max_new_tokens=24, quote_threshold=QUOTE_THRESHOLD))
     assert want.quoted, "the case must be quoted in process, or this test checks nothing"
-    got = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": question}],
-                                         max_tokens=24, extra_body={"documents": docs,
-                                                                   "decoding": {"quote_threshold": QUOTE_THRESHOLD}})
-    g = got.model_extra["grounding"]
+    raw = client.chat.completions.with_raw_response.create(
+        model=decoder.name, messages=[{"role": "user", "content": question}], max_tokens=24,
+        extra_body={"documents": docs, "decoding": {"quote_threshold": QUOTE_THRESHOLD}})
+    got, g = raw.parse(), raw.parse().model_extra["grounding"]
+    assert raw.headers["x-grounding-quoted"] == "true" and raw.headers["x-grounding-abstained"] == "false"
     assert got.choices[0].message.content == want.text
     assert (g["quoted"], g["unsupported_answer"], g["abstained"]) == (True, want.unsupported_answer, False)
 

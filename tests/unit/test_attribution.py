@@ -239,3 +239,8 @@ def test_copy_spans_point_at_equal_words_on_both_sides(text, passages):
 ])
 def test_a_quote_tells_something_only_with_a_word_the_question_does_not_say(question, quote, tells):
     assert says_more_than(question, quote) is tells
+
+
+def test_a_word_the_token_limit_cut_off_tells_nothing():
+    assert says_more_than("Which planet is known as the Red Planet?", "The Red Planet is Ve")
+    assert not says_more_than("Which planet is known as the Red Planet?", "The Red Planet is Ve", cut=True)

@@ -142,3 +142,12 @@ def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_t
     assert table[("s", None)] == (1, 1), "no quote: the withheld answer stays withheld"
     assert table[("s", 0.8)] == (2, 2) and table[("s", 0.9)] == (1, 1)
     assert table[("s+unanswerable", 0.8)] == (0, 0), "a quote that only restates the question is not shown"
+
+
+def test_quoted_refuses_another_support_threshold_before_anything_loads(capsys):
+    from grounded_rag.cli import main
+
+    args = ["eval", "--data", str(DATA), "--methods", "grounded_contrast+quoted", "--dry-run"]
+    assert main(args) == 0
+    assert main([*args, "--support-threshold", "0.5"]) == 2
+    assert "'+quoted' decodes with the product's support threshold" in capsys.readouterr().err

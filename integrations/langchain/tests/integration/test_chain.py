@@ -9,7 +9,8 @@ from ..conftest import QUESTION, make_store
 def test_chain_returns_answer_context_citations_and_trust(retriever, llm):
     chain = create_grounded_rag_chain(retriever, llm)
     out = chain.invoke({"input": QUESTION})
-    assert set(out) == {"input", "context", "answer", "citations", "cited_documents", "support", "abstained", "trust"}
+    assert set(out) == {"input", "context", "answer", "citations", "cited_documents", "support", "abstained", "quoted",
+                        "trust"}
     assert out["context"][0].id == "tower", "the contradicting passage is the best match"
     scores = [d.metadata["relevance_score"] for d in out["context"]]
     assert scores == sorted(scores, reverse=True) and all(-1 <= s <= 1 for s in scores)
