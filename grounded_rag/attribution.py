@@ -341,14 +341,17 @@ def _not_asked(question: str, said: Sequence[Word]) -> list[Word]:
             if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
 
 
+def _claims(text: str, cut: bool) -> list[Word]:
+    """The text's content words, less a last word the token limit ``cut`` off (a fragment is not a claim)."""
+    said = [w for w in words(text) if w.content]
+    return said[:-1] if cut and said and said[-1].end == len(text) else said
+
+
 def says_more_than(question: str, text: str, cut: bool = False) -> bool:
     """The text has a content word the question does not say: it tells something. A quote that restates the
     question ("The Red Planet" for "Which planet is known as the Red Planet?") does not; nor does a last word the
     token limit ``cut`` off (it may be a fragment)."""
-    said = [w for w in words(text) if w.content]
-    if cut and said and said[-1].end == len(text):
-        said = said[:-1]
-    return bool(_not_asked(question, said))
+    return bool(_not_asked(question, _claims(text, cut)))
 
 
 def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
@@ -366,9 +369,7 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
     a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
     "LumenFox" too."""
-    said = [w for w in words(answer.text) if w.content]
-    if answer.cut and said and said[-1].end == len(answer.text):
-        said = said[:-1]  # a word the token limit cut off is not a claim
+    said = _claims(answer.text, answer.cut)
     new = _not_asked(answer.question, said)
     judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
     spelt = [{w.norm for w in words(d.text)} for d in answer.documents]

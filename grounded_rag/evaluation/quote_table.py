@@ -40,8 +40,7 @@ def _records(generations: Path, method: str) -> dict[tuple[str, str], dict[str, 
         for params, record in records.items():
             settings = json.loads(params)
             if settings.pop("extractive", False):
-                free = records.get(json.dumps(settings, sort_keys=True)) or next(
-                    (r for p, r in records.items() if json.loads(p) == settings), None)
+                free = next((r for p, r in records.items() if json.loads(p) == settings), None)
                 if free is not None:
                     out[row] = {"free": free, "quote": record}
     return out
