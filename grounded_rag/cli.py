@@ -119,22 +119,30 @@ def _search(store: str, question: str, k: int) -> list:
 _SEARCH_HERE = "search here"  # what the search process sends where the parent should search itself
 
 
-def _search_into(pipe, parents_end, store: str, question: str, k: int) -> None:
-    """The search process of :func:`_start_search`: the hits, or the user's error, sent back. Ctrl-C is the parent's
-    to handle (it ends this process); a parent gone leaves nobody to send to, and this process ends quietly."""
+def _search_into(results, parents_ends, questions, store: str, question: str, k: int) -> None:
+    """The search process of :func:`_start_search`: it opens the store, then waits for the question's embedding
+    from the parent (which has torch and can embed it in a moment, where importing the encoder here would take
+    seconds), and sends back the hits, or the user's error. Ctrl-C is the parent's to handle (it ends this process);
+    a parent gone leaves nobody to send to, and this process ends quietly."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked over the fork: a Ctrl-C then is ignored
-    parents_end.close()  # else a parent that dies leaves this end open and a large send waits forever
+    for end in parents_ends:  # else a parent that dies leaves them open, and a send or a wait here hangs forever
+        end.close()
     try:
-        message = (True, _search(store, question, k))
-    except GroundedRAGError as exc:  # the user's (a bad k): raised where they asked
+        from .retrieval import ChromaStore
+
+        found = ChromaStore.open(store)
+        message = (True, found.nearest(questions.recv(), k))
+    except EOFError:  # the parent is gone (or searches itself)
+        return
+    except GroundedRAGError as exc:  # the user's (a store Chroma cannot open): raised where they asked
         message = (False, exc)
     except Exception:  # noqa: BLE001 - anything else is raised by the parent's own search, with its traceback
         message = (False, _SEARCH_HERE)
     with contextlib.suppress(Exception):  # the parent is gone, or the hits do not pickle: it searches itself
-        pipe.send(message)
+        results.send(message)
 
 
 def _fork_is_safe() -> bool:
@@ -145,13 +153,15 @@ def _fork_is_safe() -> bool:
 
 
 def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list], Callable[[], None]]:
-    """Start ``ask --store``'s search in a forked process, so that it runs while this one imports torch and loads
-    the model (two independent pieces of a cold ask's startup). Returns (the hits, when ready; an end to the search
-    process). Where a fork is not safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for;
-    where the search process gives no answer (killed, out of memory, an error not the user's), it runs here too."""
-    from .retrieval import existing_store
+    """Start ``ask --store``'s search in a forked process, which imports Chroma and opens the store while this one
+    imports torch and loads the model (two independent pieces of a cold ask's startup). Returns (the hits, when
+    ready; an end to the search process). The hits embed the question here and send it over. Where a fork is not
+    safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for; where the search process gives
+    no answer (killed, out of memory, an error not the user's), it runs here too."""
+    from .retrieval import check_search, existing_store
 
-    existing_store(store)  # a store that is not there is said at once, not after the model has loaded
+    existing_store(store)  # a store that is not there, or a bad k, is said at once, not after the model has loaded
+    check_search(question, k)
     if not _fork_is_safe():
         return (lambda: _search(store, question, k)), (lambda: None)
     import multiprocessing
@@ -159,16 +169,24 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_search_into, args=(send, receive, store, question, k), daemon=True)
+    questions, ask = context.Pipe(duplex=False)
+    process = context.Process(target=_search_into, args=(send, (receive, ask), questions, store, question, k),
+                              daemon=True)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # until the child ignores it
     try:
         process.start()
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     send.close()
+    questions.close()
 
     def hits() -> list:
+        from .retrieval import embed_queries
+
         try:
+            if not receive.poll():  # no early answer (the user's error): the question's embedding is awaited
+                with contextlib.suppress(OSError):  # the process is gone: the receive below says so
+                    ask.send(embed_queries([question])[0])
             ok, value = receive.recv()
         except Exception:  # noqa: BLE001 - no whole answer (the process died mid-send): search here
             ok, value = False, _SEARCH_HERE
@@ -183,6 +201,7 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
             process.terminate()
         process.join()
         receive.close()
+        ask.close()
 
     return hits, end
 

@@ -180,6 +180,27 @@ def existing_store(path: str | Path) -> Path:
     return folder
 
 
+def check_search(query: str, k: int) -> None:
+    """A search's question and ``k``, refused before any work when they cannot be searched."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k={k!r}: the number of passages to retrieve must be a whole number >= 1 (e.g. --k 3)")
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("the search query is empty; pass the user's question")
+
+
+def _persistent_client(folder: Path):
+    """Chroma's client of a store folder; a folder Chroma cannot read (a damaged or foreign database) is said as
+    such, with the fix, not as Chroma's traceback."""
+    import chromadb
+    from chromadb.errors import ChromaError
+
+    try:
+        return chromadb.PersistentClient(path=str(folder))
+    except ChromaError as exc:
+        raise InputError(f"the store at {folder} cannot be read ({exc}); move it aside and make it again with: "
+                         f"grounded-rag ingest FILES --store {folder}") from exc
+
+
 class ChromaStore:
     """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings."""
 
@@ -195,7 +216,7 @@ class ChromaStore:
             client = chromadb.EphemeralClient()
         else:
             folder = Path(path) if create else existing_store(path)
-            client = chromadb.PersistentClient(path=str(folder))
+            client = _persistent_client(folder)
         if path is not None and not create:  # searching only: queries are embedded by embed_queries
             from chromadb.errors import NotFoundError
 
@@ -301,13 +322,18 @@ class ChromaStore:
         return len(stale)
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InputError(f"k={k!r}: the number of passages to retrieve must be a whole number >= 1 (e.g. --k 3)")
-        if not isinstance(query, str) or not query.strip():
-            raise InputError("the search query is empty; pass the user's question")
+        check_search(query, k)
         if self.collection.count() == 0:
             return []
-        res = self.collection.query(query_embeddings=embed_queries([query]), n_results=min(k, self.collection.count()))
+        return self.nearest(embed_queries([query])[0], k)
+
+    def nearest(self, embedding: Sequence[float], k: int) -> list[Hit]:
+        """The ``k`` chunks nearest a question's :func:`embed_queries` vector: :meth:`search` where another process
+        embedded the question (``ask --store`` opens the store in one process while the other loads the models)."""
+        count = self.collection.count()
+        if count == 0:
+            return []
+        res = self.collection.query(query_embeddings=[list(embedding)], n_results=min(k, count))
         scores = normalize_scores(res["distances"][0], "cosine")
         hits = []
         for doc_id, text, meta, score in zip(res["ids"][0], res["documents"][0], res["metadatas"][0], scores):

@@ -229,7 +229,9 @@ try:
 except InputError as exc:
     found = "InputError: " + str(exc)
 end()
-print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_children()), "found": found}))
+from grounded_rag.retrieval import _query_encoder
+print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_children()), "found": found,
+                  "embedded_here": _query_encoder.cache_info().currsize == 1}))
 """
 
 
@@ -247,28 +249,36 @@ def _search_in_a_fresh_process(store: str, question: str, kill: bool = False, k:
 
 @pytest.mark.parametrize("kill", [False, True], ids=["forked", "search-process-killed"])
 def test_ask_searches_while_the_model_loads_and_finds_what_a_search_here_finds(tmp_path, kill):
-    """`ask --store` searches in a forked process while it imports torch and loads the model: the same hits, scores
-    and order as a search in this process; a search process killed before it answered is searched again here."""
+    """`ask --store` opens the store in a forked process while it imports torch and loads the model, and embeds the
+    question itself (the search process would take seconds to import the encoder): the same hits, scores and order
+    as a search in this process; a search process killed before it answered is searched again here."""
     store = tmp_path / "store"
     assert main(["ingest", *sorted(str(p) for p in COOKBOOK_DATA.glob("*.md")), "--store", str(store)]) == 0
     question = "Where is the Eiffel Tower now?"
     here = [[h.document.id, round(h.score, 5), h.document.text]
             for h in ChromaStore.open(store).search(question, k=3)]
     result = _search_in_a_fresh_process(str(store), question, kill)
-    assert result == {"forked": 1, "left": 0, "found": here}
+    assert result == {"forked": 1, "left": 0, "found": here, "embedded_here": True}
 
 
 def test_a_forked_search_raises_the_users_error_where_they_asked(tmp_path):
-    """A store that is not there is said before anything starts; an error of the search itself comes back from the
-    search process and is raised where the user asked."""
+    """A store that is not there, or a bad k, is said before anything starts; an error of the search itself (a store
+    Chroma cannot read: an error naming the fix, not Chroma's traceback) comes back from the search process and is
+    raised where the user asked."""
     missing = _search_in_a_fresh_process(str(tmp_path / "missing"), "Where is it?")
     assert missing == {"forked": 0, "found": f"InputError: no Chroma store at {tmp_path / 'missing'}; create one "
                                              f"with: grounded-rag ingest FILES --store {tmp_path / 'missing'}"}
     store = tmp_path / "store"
     assert main(["ingest", str(COOKBOOK_DATA / "paris.md"), "--store", str(store)]) == 0
     bad_k = _search_in_a_fresh_process(str(store), "Where is it?", k=0)
-    assert bad_k["forked"] == 1 and bad_k["left"] == 0
-    assert bad_k["found"].startswith("InputError: k=0: the number of passages to retrieve"), bad_k
+    assert bad_k["forked"] == 0 and bad_k["found"].startswith("InputError: k=0: the number of passages to retrieve")
+    unreadable = tmp_path / "unreadable"
+    unreadable.mkdir()
+    (unreadable / "chroma.sqlite3").write_bytes(b"not a database")
+    broken = _search_in_a_fresh_process(str(unreadable), "Where is it?")
+    assert broken["forked"] == 1 and broken["left"] == 0, broken
+    assert broken["found"].startswith(f"InputError: the store at {unreadable} cannot be read"), broken
+    assert "grounded-rag ingest FILES --store" in broken["found"], "the error says how to make the store again"
 
 
 @pytest.mark.skipif(not Path(f"/proc/self/task/{__import__('os').getpid()}/children").exists(),
