@@ -239,7 +239,7 @@ def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], ques
                              capture_output=True, text=True, check=True)
         if importlib.util.find_spec("fastapi") is None:  # no 'serve' extra: no server to ask through
             return _first_answer_report(process_s, json.loads(out.stdout.strip().splitlines()[-1]), None)
-        with _running_server(cli, store, model_args) as url:
+        with running_server(cli, store, model_args) as url:
             subprocess.run([*cli, "ask", "What is the statue made of?", "--store", store, "--server", url,
                             *model_args], capture_output=True, check=True)
             served_s = _median_seconds(lambda: subprocess.run([*ask, "--server", url], capture_output=True,
@@ -268,7 +268,7 @@ def _median_seconds(work: Callable[[], Any], runs: int) -> float:
 
 
 @contextmanager
-def _running_server(cli: list[str], store: str, model_args: list[str]) -> Iterator[str]:
+def running_server(cli: list[str], store: str, model_args: list[str]) -> Iterator[str]:
     """``grounded-rag serve --store`` on a free loopback port, until the block ends; yields its URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -151,3 +151,30 @@ def test_quoted_refuses_another_support_threshold_before_anything_loads(capsys):
     assert main(args) == 0
     assert main([*args, "--support-threshold", "0.5"]) == 2
     assert "'+quoted' decodes with the product's support threshold" in capsys.readouterr().err
+
+
+def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, capsys):
+    """The handbook check's reading of ``ask``'s output (answer, cited files, a withheld answer) and its counts; a
+    glob that matches no file is refused before anything loads."""
+    import pytest
+
+    from grounded_rag.evaluation.handbook import main, read_output, report
+
+    shown = "Priya Ramanathan leads it.\n\nSources\n  [1] /data/projects.md · 0.91\n"
+    assert read_output(shown) == ("Priya Ramanathan leads it.", ["projects.md"], None)
+    withheld = "The documents do not say.\n\n(abstained: no support; support 0.12)\nwithheld answer: LumenFox\n"
+    assert read_output(withheld) == ("The documents do not say.", [], "LumenFox")
+    rows = [{"answers": ["Priya"], "source": "projects.md", "sources": ["projects.md"], "abstained": False,
+             "right": True, "right_if_shown": True},
+            {"answers": ["TripDesk"], "source": "travel.md", "sources": [], "abstained": True, "right": False,
+             "right_if_shown": True},
+            {"answers": ["45"], "source": "travel.md", "sources": ["travel.md"], "abstained": False, "right": False,
+             "right_if_shown": False},
+            {"answers": [], "source": None, "sources": [], "abstained": True, "right": False,
+             "right_if_shown": False}]
+    assert report(rows) == {"answerable": 3, "right": 1, "right_with_its_file_cited": 1, "unanswerable": 1,
+                            "unanswerable_withheld": 1, "answerable_withheld": 1, "right_answers_withheld": 1,
+                            "wrong_and_shown": 1}
+    with pytest.raises(SystemExit) as exc:
+        main(["--files", str(tmp_path / "*.md")])
+    assert exc.value.code == 2 and "no file matches" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""The handbook check: what a user reads off ``grounded-rag ask --store`` over a company handbook the model cannot
+know.
+
+The handbook's files (``cookbook/data/handbook``) are ingested with ``grounded-rag ingest`` and asked the questions
+of ``cookbook/data/handbook_questions.jsonl`` (a third of them answered nowhere in the handbook) with
+``grounded-rag ask --store`` through a running ``grounded-rag serve --store`` (the answer ``ask`` gives by itself,
+without loading the model once per question). Each printed answer is scored as its reader would: right, its file
+among the printed sources, withheld. ``python -m grounded_rag.evaluation.handbook [ASK OPTIONS]`` prints the counts
+at package defaults, or with the ``ask`` options given (``--quote``, ``--support-threshold 0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import io
+import json
+import sys
+import tempfile
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+FILES = "cookbook/data/handbook/*.md"
+QUESTIONS = "cookbook/data/handbook_questions.jsonl"
+
+
+def read_output(out: str) -> tuple[str, list[str], str | None]:
+    """The answer, the source files listed under it, and the answer withheld by an abstention (None if it answered,
+    "" if it abstained before decoding), from what ``ask`` printed."""
+    answer, rest = out, ""
+    for tail in ("\n\nSources", "\n\n(abstained"):
+        if tail in out:
+            answer, rest = out.split(tail, 1)
+    sources = [Path(line.split("]", 1)[1].split(" · ")[0].strip()).name
+               for line in rest.splitlines() if line.startswith("  [")]
+    withheld = None
+    if "(abstained" in out:
+        withheld = out.split("withheld answer: ", 1)[1].strip() if "withheld answer: " in out else ""
+    return answer.strip(), sources, withheld
+
+
+def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: list[str]) -> list[dict[str, Any]]:
+    """Each question through ``grounded-rag ask QUESTION --store STORE --server URL ASK_ARGS``, read as printed."""
+    from ..cli import main
+
+    out = []
+    for row in questions:
+        said = io.StringIO()
+        with redirect_stdout(said):
+            if main(["ask", row["question"], "--store", store, "--server", url, *ask_args]) != 0:
+                raise RuntimeError(f"ask failed on {row['question']!r}")
+        answer, sources, withheld = read_output(said.getvalue())
+        shown = answer if withheld is None else withheld
+        out.append({**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
+                    "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,
+                    "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])})
+    return out
+
+
+def report(answers: list[dict[str, Any]]) -> dict[str, int]:
+    """The counts a user would read off the answers (``answers`` from :func:`ask_each`)."""
+    answerable = [a for a in answers if a["answers"]]
+    unanswerable = [a for a in answers if not a["answers"]]
+    right = [a for a in answerable if a["right"]]
+    return {"answerable": len(answerable), "right": len(right),
+            "right_with_its_file_cited": sum(a["source"] in a["sources"] for a in right),
+            "unanswerable": len(unanswerable), "unanswerable_withheld": sum(a["abstained"] for a in unanswerable),
+            "answerable_withheld": sum(a["abstained"] for a in answerable),
+            "right_answers_withheld": sum(a["abstained"] and a["right_if_shown"] for a in answerable),
+            "wrong_and_shown": sum(not a["right"] and not a["abstained"] for a in answerable)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.handbook", description=__doc__)
+    parser.add_argument("--files", default=FILES, help="the handbook's files (a glob)")
+    parser.add_argument("--questions", default=QUESTIONS, help="JSONL rows: question, answers, source")
+    parser.add_argument("--model", default=None, help="the model to serve (default: the packaged one)")
+    ns, ask_args = parser.parse_known_args(argv)
+    files = sorted(glob.glob(ns.files))
+    if not files:
+        parser.error(f"--files {ns.files}: no file matches (run from the repository's root, or pass --files)")
+    questions = [json.loads(line) for line in Path(ns.questions).read_text(encoding="utf-8").splitlines() if line]
+    model_args = ["--model", ns.model] if ns.model else []
+    from ..bench import running_server  # torch: only once the arguments are known to be good
+    from ..cli import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = str(Path(tmp) / "store")
+        with redirect_stdout(io.StringIO()):
+            cli(["ingest", *files, "--store", store])
+        with running_server([sys.executable, "-m", "grounded_rag.cli"], store, model_args) as url:
+            answers = ask_each(url, store, questions, [*model_args, *ask_args])
+    for a in answers:
+        print(json.dumps({k: a[k] for k in ("question", "answer", "abstained", "right")}, ensure_ascii=False))
+    print(json.dumps(report(answers)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
