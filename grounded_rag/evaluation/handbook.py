@@ -27,11 +27,10 @@ QUESTIONS = "cookbook/data/handbook_questions.jsonl"
 
 def read_output(out: str) -> tuple[str, list[str], str | None]:
     """The answer, the source files listed under it, and the answer withheld by an abstention (None if it answered,
-    "" if it abstained before decoding), from what ``ask`` printed."""
-    answer, rest = out, ""
-    for tail in ("\n\nSources", "\n\n(abstained"):
-        if tail in out:
-            answer, rest = out.split(tail, 1)
+    "" if it abstained before decoding), from what ``ask`` printed. A quote's note (the answer it replaced) is not
+    part of the answer."""
+    ends = [out.find(tail) for tail in ("\n\nSources", "\n\n(abstained", "\n\n(a quote") if tail in out]
+    answer, rest = (out[:min(ends)], out[min(ends):]) if ends else (out, "")
     sources = [Path(line.split("]", 1)[1].split(" · ")[0].strip()).name
                for line in rest.splitlines() if line.startswith("  [")]
     withheld = None

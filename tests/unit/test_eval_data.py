@@ -164,6 +164,9 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
     assert read_output(shown) == ("Priya Ramanathan leads it.", ["projects.md"], None)
     withheld = "The documents do not say.\n\n(abstained: no support; support 0.12)\nwithheld answer: LumenFox\n"
     assert read_output(withheld) == ("The documents do not say.", [], "LumenFox")
+    quoted = ("The IT service desk.\n\n(a quote: the answer \"LumenFox\" rested on no passage about the question)\n"
+              "Sources (support 0.99):\n  [1] /data/it.md · it · 1f\n")
+    assert read_output(quoted) == ("The IT service desk.", ["it.md"], None), "the replaced answer is no answer"
     rows = [{"answers": ["Priya"], "source": "projects.md", "sources": ["projects.md"], "abstained": False,
              "right": True, "right_if_shown": True},
             {"answers": ["TripDesk"], "source": "travel.md", "sources": [], "abstained": True, "right": False,
