@@ -134,9 +134,14 @@ def _search_into(results, parents_ends, questions, store: str, question: str, k:
         from .retrieval import ChromaStore
 
         found = ChromaStore.open(store)
-        message = (True, found.nearest(questions.recv(), k))
-    except EOFError:  # the parent is gone (or searches itself)
-        return
+        if found.collection.count() == 0:  # nothing to search: said before the parent embeds the question
+            results.send((True, []))
+            return
+        try:
+            vector = questions.recv()
+        except EOFError:  # the parent is gone, or searches itself (its encoder failed)
+            return
+        message = (True, found.nearest(vector, k))
     except GroundedRAGError as exc:  # the user's (a store Chroma cannot open): raised where they asked
         message = (False, exc)
     except Exception:  # noqa: BLE001 - anything else is raised by the parent's own search, with its traceback
@@ -185,8 +190,9 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
 
         try:
             if not receive.poll():  # no early answer (the user's error): the question's embedding is awaited
+                vector = embed_queries([question])[0]  # an encoder that fails to load: searched (and said) here
                 with contextlib.suppress(OSError):  # the process is gone: the receive below says so
-                    ask.send(embed_queries([question])[0])
+                    ask.send(vector)
             ok, value = receive.recv()
         except Exception:  # noqa: BLE001 - no whole answer (the process died mid-send): search here
             ok, value = False, _SEARCH_HERE

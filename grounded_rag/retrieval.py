@@ -61,8 +61,12 @@ def _query_encoder():
     from transformers import AutoModel, AutoTokenizer
 
     path = Path(packaged_embedding_path())
-    limit = json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]
-    return AutoTokenizer.from_pretrained(str(path)), AutoModel.from_pretrained(str(path)).eval(), limit
+    try:
+        limit = json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]
+        return AutoTokenizer.from_pretrained(str(path)), AutoModel.from_pretrained(str(path)).eval(), limit
+    except (OSError, ValueError, KeyError) as exc:  # a damaged install: said with its fix, not as a traceback
+        raise ModelLoadError(f"the packaged embeddings at {path} cannot be loaded ({exc}); reinstall them: "
+                             f"pip install --force-reinstall {EMBEDDING_DISTRIBUTION}") from exc
 
 
 def embed_queries(texts: Sequence[str]) -> list[list[float]]:
@@ -330,6 +334,7 @@ class ChromaStore:
     def nearest(self, embedding: Sequence[float], k: int) -> list[Hit]:
         """The ``k`` chunks nearest a question's :func:`embed_queries` vector: :meth:`search` where another process
         embedded the question (``ask --store`` opens the store in one process while the other loads the models)."""
+        check_search("(embedded)", k)
         count = self.collection.count()
         if count == 0:
             return []

@@ -2,7 +2,7 @@
 know.
 
 The handbook's files (``cookbook/data/handbook``) are ingested with ``grounded-rag ingest`` and asked the questions
-of ``cookbook/data/handbook_questions.jsonl`` (a third of them answered nowhere in the handbook) with
+of ``cookbook/data/handbook_questions.jsonl`` (some of them answered nowhere in the handbook) with
 ``grounded-rag ask --store`` through a running ``grounded-rag serve --store`` (the answer ``ask`` gives by itself,
 without loading the model once per question). Each printed answer is scored as its reader would: right, its file
 among the printed sources, withheld. ``python -m grounded_rag.evaluation.handbook [ASK OPTIONS]`` prints the counts
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
 import io
 import json
 import sys
@@ -71,6 +72,7 @@ def report(answers: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The check as a command: the counts at package defaults, or with the ``ask`` options after the command's own."""
     parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.handbook", description=__doc__)
     parser.add_argument("--files", default=FILES, help="the handbook's files (a glob)")
     parser.add_argument("--questions", default=QUESTIONS, help="JSONL rows: question, answers, source")
@@ -79,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(glob.glob(ns.files))
     if not files:
         parser.error(f"--files {ns.files}: no file matches (run from the repository's root, or pass --files)")
+    if not Path(ns.questions).is_file():
+        parser.error(f"--questions {ns.questions}: no such file (run from the repository's root, or pass --questions)")
+    if importlib.util.find_spec("fastapi") is None:
+        parser.error("the check asks through grounded-rag serve: pip install 'grounded-rag[serve]'")
     questions = [json.loads(line) for line in Path(ns.questions).read_text(encoding="utf-8").splitlines() if line]
     model_args = ["--model", ns.model] if ns.model else []
     from ..bench import running_server  # torch: only once the arguments are known to be good
@@ -87,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = str(Path(tmp) / "store")
         with redirect_stdout(io.StringIO()):
-            cli(["ingest", *files, "--store", store])
+            if cli(["ingest", *files, "--store", store]) != 0:
+                parser.error(f"ingesting {ns.files} failed (the error above)")
         with running_server([sys.executable, "-m", "grounded_rag.cli"], store, model_args) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
     for a in answers:

