@@ -189,7 +189,7 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
         from .retrieval import embed_queries
 
         try:
-            if not receive.poll():  # no early answer (the user's error): the question's embedding is awaited
+            if not receive.poll():  # no early answer (an empty store, the user's error): the embedding is awaited
                 vector = embed_queries([question])[0]  # an encoder that fails to load: searched (and said) here
                 with contextlib.suppress(OSError):  # the process is gone: the receive below says so
                     ask.send(vector)
