@@ -184,10 +184,14 @@ def existing_store(path: str | Path) -> Path:
     return folder
 
 
-def check_search(query: str, k: int) -> None:
-    """A search's question and ``k``, refused before any work when they cannot be searched."""
+def _check_k(k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k={k!r}: the number of passages to retrieve must be a whole number >= 1 (e.g. --k 3)")
+
+
+def check_search(query: str, k: int) -> None:
+    """A search's question and ``k``, refused before any work when they cannot be searched."""
+    _check_k(k)
     if not isinstance(query, str) or not query.strip():
         raise InputError("the search query is empty; pass the user's question")
 
@@ -327,18 +331,18 @@ class ChromaStore:
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         check_search(query, k)
-        if self.collection.count() == 0:
-            return []
-        return self.nearest(embed_queries([query])[0], k)
+        count = self.collection.count()  # an empty store: no question to embed
+        return self._nearest(embed_queries([query])[0], min(k, count)) if count else []
 
     def nearest(self, embedding: Sequence[float], k: int) -> list[Hit]:
         """The ``k`` chunks nearest a question's :func:`embed_queries` vector: :meth:`search` where another process
         embedded the question (``ask --store`` opens the store in one process while the other loads the models)."""
-        check_search("(embedded)", k)
+        _check_k(k)
         count = self.collection.count()
-        if count == 0:
-            return []
-        res = self.collection.query(query_embeddings=[list(embedding)], n_results=min(k, count))
+        return self._nearest(embedding, min(k, count)) if count else []
+
+    def _nearest(self, embedding: Sequence[float], n: int) -> list[Hit]:
+        res = self.collection.query(query_embeddings=[list(embedding)], n_results=n)
         scores = normalize_scores(res["distances"][0], "cosine")
         hits = []
         for doc_id, text, meta, score in zip(res["ids"][0], res["documents"][0], res["metadatas"][0], scores):
