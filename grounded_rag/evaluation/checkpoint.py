@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .protocol import PROTOCOL
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a checkpoint (a run's ``generations.jsonl``), read only: blank lines, and a line cut off by an
+    interruption (redone by the run), are no records."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
 
 
 class Checkpoint:
@@ -23,13 +35,7 @@ class Checkpoint:
             if data and not data.endswith(b"\n"):
                 with path.open("r+b") as handle:
                     handle.truncate(data.rfind(b"\n") + 1)
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut off by an interruption: redone
-                    self.records[rec["key"]] = rec
+            self.records = {rec["key"]: rec for rec in read_records(path)}
 
     @staticmethod
     def key(dataset: str, method: str, params: dict[str, Any], example_id: str, kind: str = "gen") -> str:

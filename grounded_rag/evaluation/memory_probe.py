@@ -25,6 +25,7 @@ import torch
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..methods import conflict, get_method
+from .checkpoint import read_records
 from .protocol import PROTOCOL, base_config
 
 
@@ -32,8 +33,7 @@ def _misses(rows: list[dict[str, Any]], generations: Path, method: str, params: 
     """The conflict rows whose answer under ``method`` with ``params`` (as in the checkpoint key) has none of the
     document's answers."""
     answers = {}
-    for line in generations.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
+    for record in read_records(generations):
         key = record["key"].split("|")
         if key[0] == PROTOCOL and key[3] == method and key[4] == params:
             answers[record["id"]] = record["text"]

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..attribution import says_more_than
 from ..config import SUPPORT_THRESHOLD
+from .checkpoint import read_records
 from .metrics import substring_match
 from .protocol import PROTOCOL
 
@@ -29,8 +30,7 @@ def _records(generations: Path, method: str) -> dict[tuple[str, str], dict[str, 
     """(dataset, row id) -> {"free": record, "quote": record} for ``method`` and ``method+extractive`` (the same
     settings but ``extractive``; a run's other options, e.g. ``+quoted``, are not either)."""
     by_params: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for line in generations.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line) if line.strip() else {}
+    for record in read_records(generations):
         key = record.get("key", "").split("|")
         if key[0] != PROTOCOL or len(key) < 5 or key[3] != method:
             continue
