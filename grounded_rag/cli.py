@@ -394,7 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--graphs", default="dynamic", help="with --shape: decode modes to time, comma-separated "
                        "(dynamic: the eager engine; eager: the static-cache step; capture: it in a CUDA graph; "
                        "capture_forward: the graph holding the forward pass alone, the fusion after it; "
-                       "compile: capture, with the forward through torch.compile)")
+                       "capture_transformers: transformers' forward instead of the fused Llama step; "
+                       "compile: capture_transformers, with the forward through torch.compile)")
     bench.add_argument("--batches", default="1,8,32", help="with --shape: batch sizes for the default's tokens/s")
     bench.set_defaults(func=cmd_bench)
 

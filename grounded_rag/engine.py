@@ -9,6 +9,7 @@ declarations) has one owner, :class:`Rows`, which selects and advances it as a w
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 
@@ -66,6 +67,18 @@ def token_masks(token_sets: Sequence[Collection[int]] | None, vocab: int, device
     pairs = [(i, t) for i, ids in enumerate(token_sets) for t in ids if 0 <= t < vocab]
     if pairs:  # one write for every row (a decode step builds these; on a GPU each write is a launch)
         mask[tuple(torch.tensor(pairs, device=device).T)] = True
+    return mask
+
+
+@functools.lru_cache(maxsize=16)
+def vocab_mask(tokens: frozenset[int], vocab: int, device: torch.device) -> torch.Tensor:
+    """[V] bool, True at ``tokens``: kept per token set, since a decode's fixed masks repeat across decodes (the
+    vocabulary's word pieces are most of it: building them took longer than a GPU's prefill of a short prompt).
+    Shared: read it, never write into it."""
+    mask = torch.zeros(vocab, dtype=torch.bool, device=device)
+    ids = sorted(t for t in tokens if 0 <= t < vocab)
+    if ids:
+        mask[torch.tensor(ids, device=device)] = True
     return mask
 
 
@@ -163,9 +176,9 @@ def step_masks(method: Method, end_ids: Collection[int] | None, copies: Sequence
     if "end_ids" in method.needs:
         if not end_ids:
             raise ValueError(f"{method.name} needs the end-of-answer token ids (end_ids, e.g. GroundedDecoder.eos_ids)")
-        ends = token_masks([end_ids], vocab, device)[0]  # type: ignore[index]
+        ends = vocab_mask(frozenset(end_ids), vocab, device)
     if "word_breaks" in method.needs and copies:
-        pieces = token_masks([copies[0].pieces], vocab, device)[0]  # type: ignore[index]
+        pieces = vocab_mask(copies[0].pieces, vocab, device)
     return ends, pieces
 
 

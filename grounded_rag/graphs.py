@@ -9,6 +9,9 @@ keeps the tokens, mask and positions in fixed buffers, so each step is the same 
 - ``"capture"``: the step captured once into a ``torch.cuda.CUDAGraph`` and replayed;
 - ``"eager"``: the same static step without a graph, the reference the CPU tests hold equal to the dynamic cache.
 
+Where the model allows it, the step's forward is :class:`~grounded_rag.fused_step.FusedLlamaStep` (the same function
+in fewer, larger kernels) rather than transformers' forward.
+
 A step may also carry a ``tail``: what a greedy decode does with the logits (the method's fusion, its post-fusion
 steps, the argmax, the values the trace reads: :class:`~grounded_rag.engine.StepTail`), over per-row buffers of its
 own, so the graph replays the whole step and Python only feeds the tokens and the copy trackers' masks in.
@@ -28,6 +31,7 @@ import torch
 from transformers import PreTrainedModel, StaticCache
 from transformers.cache_utils import StaticLayer
 
+from .fused_step import FusedLlamaStep, supports
 from .prefill import DecodeState, _cache_kwarg
 
 GraphMode = Literal["eager", "capture"]
@@ -45,7 +49,8 @@ class StaticStep:
 
     @torch.inference_mode()
     def __init__(self, model: PreTrainedModel, state: DecodeState, length: int, mode: GraphMode,
-                 tail: Callable[[torch.Tensor], Any] | None = None, run: Callable[..., Any] | None = None) -> None:
+                 tail: Callable[[torch.Tensor], Any] | None = None, run: Callable[..., Any] | None = None,
+                 fused: FusedLlamaStep | None = None) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         if state.cache is None or not static_ok(model):
@@ -53,6 +58,7 @@ class StaticStep:
         rows = state.attention_mask.shape[0]
         self.model, self.length, self.capacity = model, 0, length
         self.run = model if run is None else run  # the forward: the model, or its torch.compile'd form
+        self.fused = fused  # or this forward, which writes the cache at ``column``
         self.cache = StaticCache(config=model.config, max_cache_len=length)
         for layer, source in zip(self.cache.layers, state.cache.layers, strict=True):
             layer.lazy_initialization(source.keys, source.values)
@@ -60,6 +66,7 @@ class StaticStep:
         self.mask = torch.zeros(rows, length, dtype=torch.long, device=device)
         self.position = torch.zeros(rows, 1, dtype=torch.long, device=device)
         self.tokens = torch.zeros(rows, 1, dtype=torch.long, device=device)
+        self.column = torch.zeros(1, dtype=torch.long, device=device)  # where this step writes the cache
         self.tail = tail
         self.outputs: Any = None  # the captured step's output: the logits, or what the tail returns
         self.graph: torch.cuda.CUDAGraph | None = None
@@ -86,9 +93,12 @@ class StaticStep:
         return self
 
     def _forward(self) -> Any:
-        out = self.run(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position, use_cache=True,
-                       logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
-        logits = out.logits[:, -1, :]
+        if self.fused is not None:
+            logits = self.fused(self.tokens, self.mask, self.position, self.cache, self.column)
+        else:
+            out = self.run(input_ids=self.tokens, attention_mask=self.mask, position_ids=self.position,
+                           use_cache=True, logits_to_keep=1, **{_cache_kwarg(type(self.model)): self.cache})
+            logits = out.logits[:, -1, :]
         return logits if self.tail is None else self.tail(logits)
 
     def _capture(self) -> None:
@@ -107,6 +117,7 @@ class StaticStep:
     def _rewind(self) -> None:
         for layer in self.cache.layers:
             layer.cumulative_length.fill_(self.length)
+        self.column.fill_(self.length)
 
     @torch.inference_mode()
     def __call__(self, tokens: torch.Tensor) -> Any:
@@ -117,6 +128,7 @@ class StaticStep:
             raise ValueError(f"the static step holds {self.capacity} tokens; the decode ran past them")
         self.tokens.copy_(tokens.unsqueeze(1))
         self.mask[:, self.length] = 1
+        self.column.fill_(self.length)
         if self.graph is not None:
             self.graph.replay()
             out = self.outputs
@@ -134,7 +146,7 @@ class GraphPool:
     ``busy = False`` when it ends."""
 
     def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4, fuse: bool = True,
-                 compiled: bool = False) -> None:
+                 compiled: bool = False, fused_forward: bool = True) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         self.mode, self.bucket, self.keep = mode, bucket, keep
@@ -142,7 +154,10 @@ class GraphPool:
         # the step's forward through torch.compile (one compile per model, every size: dynamic shapes), which fuses
         # the layers' elementwise kernels; the graph then replays fewer, larger kernels
         self.compiled = compiled
+        # Llama models' forward in fewer kernels (FusedLlamaStep); False: transformers' forward, for comparison
+        self.fused_forward = fused_forward and not compiled
         self.runs: dict[int, Callable[..., Any]] = {}
+        self.forwards: dict[int, FusedLlamaStep] = {}
         self.steps: OrderedDict[tuple[int, int, int, Hashable], StaticStep] = OrderedDict()
 
     def step(self, model: PreTrainedModel, state: DecodeState, new_tokens: int,
@@ -153,7 +168,8 @@ class GraphPool:
         length = -(-(width + new_tokens) // self.bucket) * self.bucket
         key = (id(model), rows, length, tail_key if tail is not None else None)
         if key in self.steps and self.steps[key].busy:  # another decode of this size is still running
-            return StaticStep(model, state, length, self.mode, tail() if tail is not None else None, self._run(model))
+            return StaticStep(model, state, length, self.mode, tail() if tail is not None else None, self._run(model),
+                              self._fused(model))
         if key in self.steps:
             self.steps.move_to_end(key)
             step = self.steps[key].load(state)
@@ -161,9 +177,16 @@ class GraphPool:
             while len(self.steps) >= self.keep:
                 self.steps.popitem(last=False)
             step = self.steps[key] = StaticStep(model, state, length, self.mode, tail() if tail is not None else None,
-                                                self._run(model))
+                                                self._run(model), self._fused(model))
         step.busy = True  # until the decode releases it
         return step
+
+    def _fused(self, model: PreTrainedModel) -> FusedLlamaStep | None:
+        if not (self.fused_forward and supports(model)):
+            return None
+        if id(model) not in self.forwards:
+            self.forwards[id(model)] = FusedLlamaStep(model)
+        return self.forwards[id(model)]
 
     def _run(self, model: PreTrainedModel) -> Callable[..., Any] | None:
         if not self.compiled:

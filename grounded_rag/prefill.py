@@ -349,17 +349,26 @@ def _prefill_tree(model, prompts, streams, pad_id, reserve) -> tuple[torch.Tenso
 
 
 def _split_tree(model, cache, columns, source_rows, prompts, pad_id, reserve) -> DecodeState:
-    """One left-padded cache row per prompt, gathered from its question's tree row."""
+    """One left-padded cache row per prompt, gathered from its question's tree row: per layer one gather for the
+    keys and one for the values, straight into buffers with ``reserve`` room (a split of many small copies per
+    layer cost more than the prefill's attention on a GPU)."""
     device = model.device
     width = max(len(c) for c in columns)
-    index = torch.zeros(len(columns), width, dtype=torch.long)
+    index = torch.zeros(len(columns), width + reserve, dtype=torch.long)  # pads and the reserve read column 0
     for i, cols in enumerate(columns):
-        index[i, width - len(cols):] = torch.tensor(cols)
-    index, rows = index.to(device), torch.tensor(source_rows, device=device).unsqueeze(1)
+        index[i, width - len(cols) : width] = torch.tensor(cols)
+    index, rows = index.to(device), torch.tensor(source_rows, device=device)
     split = make_cache(model, reserve)
+    gathers: dict[tuple[int, ...], torch.Tensor] = {}
     for i, layer in enumerate(cache.layers):
-        keys = layer.keys.transpose(1, 2)[rows, index].transpose(1, 2)  # [prompts, heads, width, dim]
-        values = layer.values.transpose(1, 2)[rows, index].transpose(1, 2)
-        split.update(keys.contiguous(), values.contiguous(), i)
+        tree_rows, heads, tree_width, dim = layer.keys.shape
+        if layer.keys.shape not in gathers:  # flat row of (prompt, head, column) in the [rows*heads*width, dim] cache
+            head = torch.arange(heads, device=device).view(1, heads, 1)
+            flat = (rows.view(-1, 1, 1) * heads + head) * tree_width + index.unsqueeze(1)
+            gathers[layer.keys.shape] = flat.view(-1)
+        shape = (len(columns), heads, width + reserve, dim)
+        keys = layer.keys.reshape(-1, dim).index_select(0, gathers[layer.keys.shape]).view(shape)
+        values = layer.values.reshape(-1, layer.values.shape[-1]).index_select(0, gathers[layer.keys.shape])
+        split.layers[i] = ReservedLayer.holding(keys, values.view(*shape[:3], -1), width)
     input_ids, mask = _left_pad(prompts, pad_id, device)
     return DecodeState(split, input_ids, mask, _positions(mask, torch.zeros_like(mask[:, 0])))

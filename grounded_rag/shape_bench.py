@@ -30,6 +30,7 @@ from .shapes import random_model
 from .spans import CopyState, document_tokens
 
 FORWARD_ONLY = "_forward"  # a decode mode's suffix: the step holds the forward alone, the fusion runs after it
+TRANSFORMERS = "_transformers"  # a decode mode's suffix: transformers' forward, not the fused Llama step
 COMPILED = "compile"  # the captured step with its forward through torch.compile
 
 
@@ -157,6 +158,13 @@ def hf_generate_ms(decoder: GroundedDecoder, prompt: list[int], new_tokens: int,
     return (min(long for _, long in pairs) - min(short for short, _ in pairs)) * 1000 / (new_tokens - 1)
 
 
+def _pool(mode: str) -> GraphPool:
+    """A decode mode's pool: ``eager``/``capture``, then ``_transformers`` and/or ``_forward``; or ``compile``."""
+    base = mode.removesuffix(FORWARD_ONLY).removesuffix(TRANSFORMERS)
+    return GraphPool("capture" if mode == COMPILED else base, fuse=not mode.endswith(FORWARD_ONLY),  # type: ignore[arg-type]
+                     compiled=mode == COMPILED, fused_forward=TRANSFORMERS not in mode)
+
+
 def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=(1, 8, 32),
                     graphs: tuple[str | None, ...] = (None,), device: str | None = None,
                     tokenizer: str | None = None) -> dict[str, Any]:
@@ -178,9 +186,7 @@ def shape_benchmark(shape: str, new_tokens: int = 32, repeats: int = 3, batches=
             report[name] = "not available: the shape has sliding-window layers"
             continue
         try:
-            pool = None if mode is None else GraphPool(
-                "capture" if mode == COMPILED else mode.removesuffix(FORWARD_ONLY),  # type: ignore[arg-type]
-                fuse=not mode.endswith(FORWARD_ONLY), compiled=mode == COMPILED)
+            pool = None if mode is None else _pool(mode)
             capture = _capture_ms(decoder, pool, new_tokens) if pool is not None else None
             report[name] = method_times(decoder, new_tokens, repeats, pool)
             report[name].update(batch_scaling(decoder, batches, new_tokens, pool))

@@ -28,6 +28,15 @@ class ReservedLayer(DynamicLayer):
         self._v: torch.Tensor | None = None
         self._length = 0
 
+    @classmethod
+    def holding(cls, keys: torch.Tensor, values: torch.Tensor, length: int) -> ReservedLayer:
+        """A layer over buffers already filled up to ``length`` (their room past it is the reserve)."""
+        layer = cls(keys.shape[-2] - length)
+        layer.lazy_initialization(keys, values)
+        layer._k, layer._v, layer._length = keys, values, length
+        layer.keys, layer.values = keys[..., :length, :], values[..., :length, :]
+        return layer
+
     def _grow(self, needed: int) -> None:
         capacity = self._k.shape[-2] if self._k is not None else 0
         if needed <= capacity:

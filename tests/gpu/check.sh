@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 35's GPU checks in one call on a lent machine (docs/gpu.md says how to carry what it needs):
-# parity CPU vs GPU (random-weight shapes; real models where GROUNDED_RAG_PARITY_MODELS names them), then speed at Llama-3-8B's and SmolLM2's shapes.
+# speed at Llama-3-8B's and SmolLM2's shapes (the fused Llama step against transformers' forward), then parity CPU vs GPU
+# (random-weight shapes; real models where GROUNDED_RAG_PARITY_MODELS names them).
 # Writes under $OUT; prints a short table last.
 set -u
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
@@ -8,12 +9,12 @@ OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
 TOK=${GROUNDED_RAG_GPU_TOKENIZER:-.gpu/tok}; export GROUNDED_RAG_GPU_TOKENIZER=$TOK
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/card.txt"
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "$OUT/card.txt"
+timeout "${BIG_S:-230}" python3 -m grounded_rag.cli bench --shape llama3-8b --model "$TOK" --graphs "${BIG_MODES:-capture,capture_transformers}" \
+  --json > "$OUT/llama3-8b.json" 2> "$OUT/llama3-8b.err"; echo "llama3-8b rc=$?"
+timeout "${SMALL_S:-90}" python3 -m grounded_rag.cli bench --shape smollm2-135m --model "$TOK" --graphs "${SMALL_MODES:-capture,capture_transformers}" \
+  --json > "$OUT/smollm2-135m.json" 2> "$OUT/smollm2-135m.err"; echo "smollm2-135m rc=$?"
 timeout "${PARITY_S:-150}" python3 -m pytest -q -s -p no:cacheprovider tests/integration/test_gpu_parity.py \
   -k "${PARITY_K:-random_weight or captured}" > "$OUT/parity.txt" 2>&1; echo "parity rc=$?"
-timeout "${BIG_S:-230}" python3 -m grounded_rag.cli bench --shape llama3-8b --model "$TOK" --graphs "${BIG_MODES:-capture,capture_forward}" \
-  --json > "$OUT/llama3-8b.json" 2> "$OUT/llama3-8b.err"; echo "llama3-8b rc=$?"
-timeout "${SMALL_S:-90}" python3 -m grounded_rag.cli bench --shape smollm2-135m --model "$TOK" --graphs "${SMALL_MODES:-dynamic,capture,capture_forward}" \
-  --json > "$OUT/smollm2-135m.json" 2> "$OUT/smollm2-135m.err"; echo "smollm2-135m rc=$?"
 grep -E "(smollm2|gemma3)-|passed|failed|Error" "$OUT/parity.txt" | tail -12
 for f in "$OUT"/*.err; do tail -n 3 "$f"; done
 python3 - "$OUT" <<'PY'

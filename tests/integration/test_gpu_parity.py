@@ -20,6 +20,7 @@ from transformers import AutoTokenizer
 
 from grounded_rag import GroundedDecoder
 from grounded_rag.engine import decode_one_token
+from grounded_rag.fused_step import FusedLlamaStep, supports
 from grounded_rag.graphs import GraphPool, StaticStep, static_ok
 from grounded_rag.models import resolve_model
 from grounded_rag.prefill import prefill
@@ -104,11 +105,13 @@ def test_gpu_graph_equals_dynamic(gpu_default, method):
     assert _texts(gpu_default, method, True) == _texts(gpu_default, method, True, graphs=False, tree=False)
 
 
-def _forced_logits(model, prompts, forced, pad_id, graphs: bool) -> list[torch.Tensor]:
-    """Logits of the padded prefill of ``prompts`` and of each forced decode step after it, in fp32 on the CPU."""
+def _forced_logits(model, prompts, forced, pad_id, graphs: bool, fused: bool = False) -> list[torch.Tensor]:
+    """Logits of the padded prefill of ``prompts`` and of each forced decode step after it, in fp32 on the CPU
+    (``graphs``: the steps captured, with transformers' forward or, ``fused``, the fused Llama step compiled)."""
     logits, state = prefill(model, prompts, 1, pad_id, ragged=False)
     out = [logits.float().cpu()]
-    step = StaticStep(model, state, state.attention_mask.shape[1] + len(forced), "capture") if graphs else None
+    step = StaticStep(model, state, state.attention_mask.shape[1] + len(forced), "capture",
+                      fused=FusedLlamaStep(model) if fused else None) if graphs else None
     for token in forced:
         ids = torch.full((len(prompts),), token, device=model.device)
         logits = step(ids) if step is not None else decode_one_token(model, state, ids)
@@ -124,7 +127,8 @@ def _relative_errors(got: list[torch.Tensor], ref: list[torch.Tensor]) -> list[f
 def test_random_weight_shapes_agree(shape):
     """The same seeded weights on the CPU and the GPU: fp32 logits agree to rounding, bf16 to bf16's precision,
     from the padded prefill of prompts of mixed lengths (Gemma's 512-token window crossed) through decode steps
-    (and through the captured graph where the shape has no sliding window)."""
+    (and through the captured graph where the shape has no sliding window, with transformers' forward and the fused
+    Llama step compiled, in fp32 too)."""
     generator = torch.Generator().manual_seed(0)
     prompts = [torch.randint(3, 40000, (n,), generator=generator).tolist() for n in (37, 700, 290)]
     forced = [17, 2001, 345, 9]
@@ -135,8 +139,11 @@ def test_random_weight_shapes_agree(shape):
     errors["bf16"] = _relative_errors(_forced_logits(bf16, prompts, forced, 0, False), ref)
     if static_ok(bf16):
         errors["bf16_graph"] = _relative_errors(_forced_logits(bf16, prompts, forced, 0, True), ref)
+    if supports(bf16):
+        errors["fp32_fused"] = _relative_errors(_forced_logits(fp32, prompts, forced, 0, True, fused=True), ref)
+        errors["bf16_fused"] = _relative_errors(_forced_logits(bf16, prompts, forced, 0, True, fused=True), ref)
     print(shape, {k: [f"{e:.2e}" for e in v] for k, v in errors.items()})
-    assert max(errors["fp32"]) < 1e-3, errors
+    assert max(errors["fp32"]) < 1e-3 and max(errors.get("fp32_fused", [0])) < 1e-3, errors
     assert max(max(v) for k, v in errors.items() if k != "fp32") < 0.2, errors
 
 

@@ -12,6 +12,7 @@ from grounded_rag import prefill as prefill_module
 from grounded_rag.config import DecodingConfig
 from grounded_rag.engine import decode_one_token
 from grounded_rag.errors import InputError
+from grounded_rag.fused_step import FusedLlamaStep, supports
 from grounded_rag.graphs import GraphPool, StaticStep
 from grounded_rag.methods import get_method
 from grounded_rag.prefill import prefill
@@ -55,7 +56,9 @@ def test_static_steps_equal_the_dynamic_cache(decoder, method):
         assert _tokens(decoder, REQUESTS, method, ragged=False) == reference  # the pooled step, loaded again
         assert len(decoder.graphs.steps) == 2  # least recently used sizes dropped
         assert _tokens(decoder, REQUESTS, method, graphs=False, ragged=False) == reference
-        assert all(step.tail is not None for step in decoder.graphs.steps.values())  # greedy: the fusion in the step
+        assert all(step.tail is not None and step.fused is not None for step in decoder.graphs.steps.values())
+        decoder.graphs = GraphPool("eager", bucket=16, fused_forward=False)  # transformers' forward in the step
+        assert _tokens(decoder, REQUESTS, method, ragged=False) == reference
     finally:
         decoder.graphs = None
 
@@ -132,6 +135,39 @@ def test_compiled_forward_gives_the_static_steps_tokens():
         tiny.graphs = compiled
         assert _tokens(tiny, requests, "grounded_contrast", ragged=False) == reference
     assert len(compiled.runs) == 1 and len(compiled.steps) == 2
+
+
+def test_fused_llama_step_equals_transformers_forward(decoder):
+    """The static step's fused forward (one qkv and one gate-up product, the GQA attention without a repeated cache,
+    one cache column per step): transformers' logits to rounding, step after step, for rows of different lengths;
+    the model's own Linear layers hold views of the fused matrices, and transformers' forward is unchanged by it."""
+    model = decoder.model
+    prompts = [p[:n] for p, n in zip(_prompts(decoder, "Who wrote it?", ["Ada Palmer wrote it in 1850."] * 9,
+                                              "grounded"), (200, 150), strict=True)]
+    before = prefill(model, prompts, 2, decoder.pad_id, ragged=False)[0]
+    reference = StaticStep(model, prefill(model, prompts, 2, decoder.pad_id, ragged=False)[1], 256, "eager")
+    fused = StaticStep(model, prefill(model, prompts, 2, decoder.pad_id, ragged=False)[1], 256, "eager",
+                       fused=FusedLlamaStep(model, compiled=False))
+    attn = model.model.layers[0].self_attn
+    assert attn.k_proj.weight.data_ptr() == attn.q_proj.weight.data_ptr() + attn.q_proj.weight.numel() * 4
+    assert torch.equal(prefill(model, prompts, 2, decoder.pad_id, ragged=False)[0], before)
+    tokens = torch.tensor([5, 9])
+    for _ in range(6):
+        want, got = reference(tokens), fused(tokens)
+        assert (got - want).abs().max() < 1e-4 * want.abs().max()
+        assert torch.equal(got.argmax(-1), want.argmax(-1))
+        tokens = want.argmax(-1)
+    assert FusedLlamaStep(model, compiled=False).layers[0].qkv is fused.fused.layers[0].qkv  # concatenated once
+
+
+def test_fused_llama_step_applies_to_plain_llama_layers_alone():
+    assert supports(random_model("tiny", "cpu", torch.float32))
+    assert not supports(random_model("gemma3-270m", "cpu", torch.float32))
+    with_bias = random_model("tiny", "cpu", torch.float32)
+    with_bias.model.layers[1].self_attn.q_proj.bias = torch.nn.Parameter(torch.zeros(128))
+    assert not supports(with_bias)
+    with pytest.raises(ValueError, match="own forward"):
+        FusedLlamaStep(with_bias)
 
 
 def test_static_step_refuses_overflow_and_wrong_sizes(decoder):
