@@ -118,6 +118,13 @@ class Overloaded(Exception):
     """More requests wait for the model than the server queues (``max_queued``): refused with 503 and Retry-After."""
 
 
+def warm_up(decoder: GroundedDecoder) -> None:
+    """On a GPU a process's first decode compiles the fused decode step and captures its graph (seconds, once):
+    a server does it before it takes requests, not in its first request's time."""
+    if decoder.graphs is not None:
+        decoder.generate("What colour is the sky?", ["The sky is blue."], max_new_tokens=2)
+
+
 class ModelWorker:
     """Owns the decoder and the one thread that runs it."""
 
@@ -133,7 +140,9 @@ class ModelWorker:
     def load(cls, settings: ServeSettings) -> ModelWorker:
         """Load ``settings.model`` on the thread that will run it, so torch never runs on another (see :meth:`call`)."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
-        return cls(executor.submit(GroundedDecoder.from_pretrained, settings.model).result(), settings, executor)
+        decoder = executor.submit(GroundedDecoder.from_pretrained, settings.model).result()
+        executor.submit(warm_up, decoder).result()
+        return cls(decoder, settings, executor)
 
     @property
     def model_name(self) -> str:

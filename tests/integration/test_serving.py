@@ -628,3 +628,19 @@ def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
     assert report["normal_answer_unchanged"], report
     assert {k: v["status"] for k, v in report["refused"].items()} == dict.fromkeys(
         ["system message", "question", "document", "title", "metadata", "stop strings"], 413), report
+
+
+def test_a_gpu_server_warms_up_before_its_first_request(decoder):
+    """ModelWorker.load warms the decoder where it decodes over graphs (a GPU: the fused step's compile and the graph
+    capture happen before the server listens); on a CPU nothing runs. The static steps stand in for a GPU's here."""
+    from grounded_rag.graphs import GraphPool
+    from grounded_rag.serving.worker import warm_up
+
+    assert decoder.graphs is None  # the CPU's default: nothing to warm
+    warm_up(decoder)
+    decoder.graphs = GraphPool("eager", bucket=16)
+    try:
+        warm_up(decoder)
+        assert len(decoder.graphs.steps) == 1 and all(s.fused is not None for s in decoder.graphs.steps.values())
+    finally:
+        decoder.graphs = None
