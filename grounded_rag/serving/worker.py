@@ -119,10 +119,13 @@ class Overloaded(Exception):
 
 
 def warm_up(decoder: GroundedDecoder) -> None:
-    """On a GPU a process's first decode compiles the fused decode step and captures its graph (seconds, once):
-    a server does it before it takes requests, not in its first request's time."""
+    """On a GPU a process's first decode compiles the fused decode step (seconds, once; a one-row batch compiles once
+    more) and captures its graph: a server does both before it takes requests, not in its first requests' time. No
+    support check, so no abstention skips the decode."""
     if decoder.graphs is not None:
-        decoder.generate("What colour is the sky?", ["The sky is blue."], max_new_tokens=2)
+        for method in (DecodingConfig().method, "standard"):  # the default's three rows; one row
+            decoder.generate("What colour is the sky?", ["The sky is blue."], method=method, max_new_tokens=2,
+                             attribute=False)
 
 
 class ModelWorker:

@@ -137,26 +137,32 @@ def test_compiled_forward_gives_the_static_steps_tokens():
     assert len(compiled.runs) == 1 and len(compiled.steps) == 2
 
 
-def test_fused_llama_step_equals_transformers_forward(decoder):
+def test_fused_llama_step_equals_transformers_forward():
     """The static step's fused forward (one qkv and one gate-up product, the GQA attention without a repeated cache,
-    one cache column per step): transformers' logits to rounding, step after step, for rows of different lengths;
-    the model's own Linear layers hold views of the fused matrices, and transformers' forward is unchanged by it."""
-    model = decoder.model
-    prompts = [p[:n] for p, n in zip(_prompts(decoder, "Who wrote it?", ["Ada Palmer wrote it in 1850."] * 9,
+    one cache column per step): the logits of transformers' forward over the weights as loaded, to rounding, step
+    after step, for rows of different lengths; the model's own Linear layers then hold views of the fused matrices,
+    and transformers' forward reads the same numbers through them."""
+    from grounded_rag import GroundedDecoder
+
+    fresh = GroundedDecoder.from_pretrained()  # weights as loaded: no fused step has touched them
+    model = fresh.model
+    prompts = [p[:n] for p, n in zip(_prompts(fresh, "Who wrote it?", ["Ada Palmer wrote it in 1850."] * 9,
                                               "grounded"), (200, 150), strict=True)]
-    before = prefill(model, prompts, 2, decoder.pad_id, ragged=False)[0]
-    reference = StaticStep(model, prefill(model, prompts, 2, decoder.pad_id, ragged=False)[1], 256, "eager")
-    fused = StaticStep(model, prefill(model, prompts, 2, decoder.pad_id, ragged=False)[1], 256, "eager",
+    before = prefill(model, prompts, 2, fresh.pad_id, ragged=False)[0]
+    reference = StaticStep(model, prefill(model, prompts, 2, fresh.pad_id, ragged=False)[1], 256, "eager")
+    tokens, want = [torch.tensor([5, 9])], []
+    for _ in range(6):
+        want.append(reference(tokens[-1]))
+        tokens.append(want[-1].argmax(-1))
+    fused = StaticStep(model, prefill(model, prompts, 2, fresh.pad_id, ragged=False)[1], 256, "eager",
                        fused=FusedLlamaStep(model, compiled=False))
     attn = model.model.layers[0].self_attn
     assert attn.k_proj.weight.data_ptr() == attn.q_proj.weight.data_ptr() + attn.q_proj.weight.numel() * 4
-    assert torch.equal(prefill(model, prompts, 2, decoder.pad_id, ragged=False)[0], before)
-    tokens = torch.tensor([5, 9])
-    for _ in range(6):
-        want, got = reference(tokens), fused(tokens)
-        assert (got - want).abs().max() < 1e-4 * want.abs().max()
-        assert torch.equal(got.argmax(-1), want.argmax(-1))
-        tokens = want.argmax(-1)
+    assert torch.equal(prefill(model, prompts, 2, fresh.pad_id, ragged=False)[0], before)
+    for step, expected in zip(tokens, want):
+        got = fused(step)
+        assert (got - expected).abs().max() < 1e-4 * expected.abs().max()
+        assert torch.equal(got.argmax(-1), expected.argmax(-1))
     assert FusedLlamaStep(model, compiled=False).layers[0].qkv is fused.fused.layers[0].qkv  # concatenated once
 
 

@@ -630,9 +630,10 @@ def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
         ["system message", "question", "document", "title", "metadata", "stop strings"], 413), report
 
 
-def test_a_gpu_server_warms_up_before_its_first_request(decoder):
-    """ModelWorker.load warms the decoder where it decodes over graphs (a GPU: the fused step's compile and the graph
-    capture happen before the server listens); on a CPU nothing runs. The static steps stand in for a GPU's here."""
+def test_warm_up_decodes_where_graphs_are_on(decoder):
+    """serving.worker.warm_up (ModelWorker.load calls it) decodes where the decoder runs over graphs (a GPU: the
+    fused step's compile and the graph capture happen before the server listens): the default's three rows and one
+    row; on a CPU nothing runs. The static steps stand in for a GPU's here."""
     from grounded_rag.graphs import GraphPool
     from grounded_rag.serving.worker import warm_up
 
@@ -641,6 +642,7 @@ def test_a_gpu_server_warms_up_before_its_first_request(decoder):
     decoder.graphs = GraphPool("eager", bucket=16)
     try:
         warm_up(decoder)
-        assert len(decoder.graphs.steps) == 1 and all(s.fused is not None for s in decoder.graphs.steps.values())
+        assert sorted(key[1] for key in decoder.graphs.steps) == [1, 3]  # rows of the two steps
+        assert all(s.fused is not None for s in decoder.graphs.steps.values())
     finally:
         decoder.graphs = None

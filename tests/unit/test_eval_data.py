@@ -185,3 +185,19 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
     with pytest.raises(SystemExit) as exc:
         main(["--files", str(handbook / "*.md"), "--questions", str(tmp_path / "none.jsonl")])
     assert exc.value.code == 2 and "none.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_instruction_probe_splits_attack_passages_and_scores_them():
+    """The probe's attack passages are those spelling the attacker's answer; the report's AUC and flagged counts."""
+    from pathlib import Path
+
+    from grounded_rag.evaluation.instruction_probe import ATTACK_SETS, auc, passages, report
+
+    attacks, clean = passages(Path("cookbook/data"), None)
+    assert len(attacks) > 150 and {name for name, _ in attacks} == set(ATTACK_SETS)
+    assert {name for name, _ in clean} == set(ATTACK_SETS) | {"counterfactuals"}
+    assert auc([2.0, 3.0], [1.0, 2.0]) == 0.875
+    result = report([("prose_injection", 18.5), ("prose_injection_fresh", 0.0)],
+                    [("counterfactuals", float(i)) for i in range(20)])  # one clean passage in 20 above the cut
+    assert result["flagged_at_5pct_clean"]["prose_injection"] == "1/1"
+    assert result["flagged_at_5pct_clean"]["prose_injection_fresh"] == "0/1" and result["auc"] == round(19.5 / 40, 3)
