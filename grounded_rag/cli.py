@@ -212,13 +212,23 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     return hits, end
 
 
+def _one_answer(decoder):
+    """A process that answers once: on a GPU, graphs over transformers' forward (a capture costs about 0.1 s), not
+    the fused step, whose compile (7-11 s, docs/gpu.md) costs more than one short answer saves."""
+    if decoder.graphs is not None:
+        from .graphs import GraphPool
+
+        decoder.graphs = GraphPool(fused_forward=False)
+    return decoder
+
+
 def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | None, config: DecodingConfig):
     """The answer from this process: retrieve from --store while the model loads, then decode."""
     hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
     try:
         from .decoder import GroundedDecoder
 
-        decoder = GroundedDecoder.from_pretrained(ns.model)
+        decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
         if hits is not None:
             found = hits()
             documents, scores = [h.document for h in found], [h.score for h in found]

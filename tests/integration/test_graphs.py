@@ -209,3 +209,17 @@ def test_bench_shape_reports_every_mode():
     for mode in ("dynamic", "eager"):
         assert report[mode]["standard_decode_ms_per_token"] > 0 and report[mode]["batch2_decode_tokens_per_s"] > 0
     assert report["prefill"]["grounded_tree_prefill_ms"] > 0 and report["hf_generate_decode_ms_per_token"] > 0
+
+
+def test_a_one_answer_process_keeps_transformers_forward_in_its_graphs(decoder):
+    """`grounded-rag ask` answers once: on a GPU its graphs run transformers' forward, whose capture is cheap, not the
+    fused step, whose compile costs seconds; on a CPU (no graphs) nothing changes."""
+    from grounded_rag.cli import _one_answer
+
+    assert _one_answer(decoder).graphs is None
+    decoder.graphs = GraphPool("capture")  # stands in for a GPU decoder's pool; nothing is captured here
+    try:
+        pool = _one_answer(decoder).graphs
+        assert pool is not None and pool.mode == "capture" and not pool.fused_forward
+    finally:
+        decoder.graphs = None
