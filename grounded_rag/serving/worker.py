@@ -136,6 +136,7 @@ class ModelWorker:
         self.decoder = decoder
         self.settings = settings
         self.executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
+        self.executor.submit(warm_up, decoder).result()  # a GPU's compile and capture before the first request
         self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0, "refused_busy": 0}
         self.streams_waiting = 0  # streams submitted to the model thread that have not started
 
@@ -143,9 +144,7 @@ class ModelWorker:
     def load(cls, settings: ServeSettings) -> ModelWorker:
         """Load ``settings.model`` on the thread that will run it, so torch never runs on another (see :meth:`call`)."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
-        decoder = executor.submit(GroundedDecoder.from_pretrained, settings.model).result()
-        executor.submit(warm_up, decoder).result()
-        return cls(decoder, settings, executor)
+        return cls(executor.submit(GroundedDecoder.from_pretrained, settings.model).result(), settings, executor)
 
     @property
     def model_name(self) -> str:

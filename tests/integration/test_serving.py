@@ -631,17 +631,17 @@ def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
 
 
 def test_warm_up_decodes_where_graphs_are_on(decoder):
-    """serving.worker.warm_up (ModelWorker.load calls it) decodes where the decoder runs over graphs (a GPU: the
-    fused step's compile and the graph capture happen before the server listens): the default's three rows and one
-    row; on a CPU nothing runs. The static steps stand in for a GPU's here."""
+    """Every ModelWorker (the server's, Ray's, one made around a caller's decoder) warms its decoder where it decodes
+    over graphs (a GPU: the fused step's compile and the graph capture happen before the server listens): the
+    default's three rows and one row; on a CPU nothing runs. The static steps stand in for a GPU's here."""
     from grounded_rag.graphs import GraphPool
-    from grounded_rag.serving.worker import warm_up
+    from grounded_rag.serving.worker import ModelWorker, warm_up
 
     assert decoder.graphs is None  # the CPU's default: nothing to warm
     warm_up(decoder)
     decoder.graphs = GraphPool("eager", bucket=16)
     try:
-        warm_up(decoder)
+        ModelWorker(decoder, ServeSettings()).close()
         assert sorted(key[1] for key in decoder.graphs.steps) == [1, 3]  # rows of the two steps
         assert all(s.fused is not None for s in decoder.graphs.steps.values())
     finally:
