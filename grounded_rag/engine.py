@@ -75,11 +75,7 @@ def vocab_mask(tokens: frozenset[int], vocab: int, device: torch.device) -> torc
     """[V] bool, True at ``tokens``: kept per token set, since a decode's fixed masks repeat across decodes (the
     vocabulary's word pieces are most of it: building them took longer than a GPU's prefill of a short prompt).
     Shared: read it, never write into it."""
-    mask = torch.zeros(vocab, dtype=torch.bool, device=device)
-    ids = sorted(t for t in tokens if 0 <= t < vocab)
-    if ids:
-        mask[torch.tensor(ids, device=device)] = True
-    return mask
+    return token_masks([tokens], vocab, device)[0]  # type: ignore[index]
 
 
 def word_masks(copies: Sequence[CopyState], vocab: int, device: torch.device) -> torch.Tensor:

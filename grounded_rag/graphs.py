@@ -128,7 +128,8 @@ class StaticStep:
             raise ValueError(f"the static step holds {self.capacity} tokens; the decode ran past them")
         self.tokens.copy_(tokens.unsqueeze(1))
         self.mask[:, self.length] = 1
-        self.column.fill_(self.length)
+        if self.fused is not None:  # transformers' forward keeps its own write position
+            self.column.fill_(self.length)
         if self.graph is not None:
             self.graph.replay()
             out = self.outputs

@@ -361,7 +361,7 @@ def _split_tree(model, cache, columns, source_rows, prompts, pad_id, reserve) ->
     split = make_cache(model, reserve)
     gathers: dict[tuple[int, ...], torch.Tensor] = {}
     for i, layer in enumerate(cache.layers):
-        tree_rows, heads, tree_width, dim = layer.keys.shape
+        _, heads, tree_width, dim = layer.keys.shape
         if layer.keys.shape not in gathers:  # flat row of (prompt, head, column) in the [rows*heads*width, dim] cache
             head = torch.arange(heads, device=device).view(1, heads, 1)
             flat = (rows.view(-1, 1, 1) * heads + head) * tree_width + index.unsqueeze(1)

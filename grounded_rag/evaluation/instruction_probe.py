@@ -13,6 +13,7 @@ are. A probe, not a method: nothing here runs in a decode.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -65,7 +66,8 @@ def auc(positive: Sequence[float], negative: Sequence[float]) -> float:
     return pairs / (len(positive) * len(negative))
 
 
-def _first_ids(tokenizer, words: Sequence[str]) -> list[int]:
+@functools.lru_cache(maxsize=8)
+def _first_ids(tokenizer, words: tuple[str, ...]) -> list[int]:
     return sorted({tokenizer.encode(w, add_special_tokens=False)[0] for w in words})
 
 
