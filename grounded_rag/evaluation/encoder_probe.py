@@ -1,14 +1,18 @@
 """Can a small sentence encoder, trained, tell an instruction from a statement where the rules cannot?
 
-``python -m grounded_rag.evaluation.encoder_probe``: the screening rules catch the attacks they were widened from and a
-third of a blind set's (docs/security.md); the packaged model asked as a judge separates attacks from clean passages
-with an AUC of 0.75 (:mod:`.instruction_probe`). This reads a third candidate: the packaged MiniLM's sentence
-embeddings under a logistic head, trained on the attack sentences of the older injection sets (those spelling the
-attacker's answer) against clean sentences (those sets' other passages and half of a sample of the benchmark
-files' passages), then tested, blind, on the newest set's attack passages against the other half. A passage scores
-its most instruction-like sentence. It reports the AUC and how many blind attacks are flagged where 0.2%, 1% and 5%
-of the held-out clean passages are; ``--write-screened`` writes the blind set with each flagged sentence withheld,
-for ``grounded-rag eval --data`` (what the default would do with this screen in front of its rules). A probe, not a
+``python -m grounded_rag.evaluation.encoder_probe``: the screening rules catch the attacks they were widened from, far
+fewer of a set written after them, and the packaged model asked as a judge is too weak to decide (docs/security.md,
+docs/results.md). This reads a third candidate: the packaged MiniLM's sentence embeddings under a logistic head,
+trained on the attack sentences of the older injection sets (those spelling the attacker's answer) against clean
+sentences (those sets' other passages and half of a sample of the benchmark files' passages; passages sharing a
+title stay in one half), then tested, blind, on the newest set's attack passages against the other half. A passage
+scores its most instruction-like sentence. It reports the AUC and how many blind attacks are flagged where 0.2%, 1%
+and 5% of the held-out clean passages are, and in how many blind rows no passage spells the attacker's answer once the
+flagged sentences are withheld; and, since every attacker's answer is an odd made-up name ("Avocado Thimble"), two
+controls: the blind attacks with the row's true answer in the attacker's place, and the blind set's clean passages
+with the attacker's name in the true answer's place (a head that learned odd names, not instructions, flags the
+second and not the first). ``--write-screened`` writes the blind set with each flagged sentence withheld, for
+``grounded-rag eval --data`` (what the default would do with this screen in front of its rules). A probe, not a
 method: nothing here runs in a decode, and no head is shipped.
 """
 
@@ -18,6 +22,7 @@ import argparse
 import json
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,10 +68,10 @@ def attack_data(cookbook: Path, sets: Sequence[str]) -> tuple[list[str], list[li
     return attacks, clean
 
 
-def clean_passages(cookbook: Path, shared: Path, seed: int = 0) -> list[list[str]]:
-    """Distinct clean passages (as sentences): the counterfactual set's and a sample of the benchmark files',
-    shuffled."""
-    out: list[list[str]] = []
+def clean_halves(cookbook: Path, shared: Path, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
+    """Distinct clean passages (as sentences), the counterfactual set's and a sample of the benchmark files', in two
+    halves; passages sharing a title (one article's) fall in the same half, so no held-out title was trained on."""
+    groups: dict[str, list[list[str]]] = {}
     files = [(cookbook / "counterfactuals.jsonl", None)] + [(shared / f"{n}.jsonl", k) for n, k in CLEAN_FILES.items()]
     for path, limit in files:
         seen: set[str] = set()
@@ -74,35 +79,46 @@ def clean_passages(cookbook: Path, shared: Path, seed: int = 0) -> list[list[str
             for document in row["documents"]:
                 if document["text"] not in seen:
                     seen.add(document["text"])
-                    out.append(pieces(document))
-    random.Random(seed).shuffle(out)
-    return out
+                    groups.setdefault(document.get("title") or document["text"], []).append(pieces(document))
+    keys = sorted(groups)
+    random.Random(seed).shuffle(keys)
+    halves: tuple[list[list[str]], list[list[str]]] = ([], [])
+    total = sum(len(v) for v in groups.values())
+    for key in keys:
+        halves[len(halves[0]) >= total // 2].extend(groups[key])
+    return halves
 
 
-def fit_head(features: torch.Tensor, labels: torch.Tensor, l2: float = 1.0, steps: int = 200) -> torch.Tensor:
-    """A logistic head (weights, then the bias) with classes weighted to balance, by L-BFGS: deterministic."""
+def fit_head(features: torch.Tensor, labels: torch.Tensor, c: float = 1.0, rounds: int = 20) -> torch.Tensor:
+    """A logistic head (weights, then the bias) with classes weighted to balance and an L2 penalty of 1/(2c) on the
+    weights (sklearn's ``C``), by L-BFGS until the loss stops moving: deterministic."""
     x = torch.cat([features.double(), torch.ones(len(features), 1, dtype=torch.float64)], dim=1)
     y = labels.double()
     weight = torch.where(y > 0, len(y) / (2 * y.sum()), len(y) / (2 * (len(y) - y.sum())))
     theta = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS([theta], max_iter=steps, line_search_fn="strong_wolfe")
+    optimizer = torch.optim.LBFGS([theta], max_iter=500, tolerance_change=1e-12, line_search_fn="strong_wolfe")
 
     def loss() -> torch.Tensor:
         optimizer.zero_grad()
         value = (weight * torch.nn.functional.binary_cross_entropy_with_logits(x @ theta, y, reduction="none")).sum()
-        value = value + 0.5 / l2 * theta[:-1].square().sum()
+        value = value + 0.5 / c * theta[:-1].square().sum()
         value.backward()
         return value
 
-    optimizer.step(loss)
+    previous = math.inf
+    for _ in range(rounds):
+        value = float(optimizer.step(loss).detach())
+        if previous - value < 1e-10 * max(1.0, abs(value)):
+            break
+        previous = value
     return theta.detach()
 
 
 def withheld_text(text: str, flagged: Callable[[str], bool]) -> str:
     """``text`` without its flagged sentences, the rest exactly as written (as the screen keeps it)."""
-    kept = [text[a:b] for a, b in sentences(text) if not (text[a:b].strip() and flagged(text[a:b].strip()))]
-    out = "".join(kept).strip()
-    return (out or WITHHELD) if len(kept) < len(sentences(text)) else text
+    spans = sentences(text)
+    kept = [text[a:b] for a, b in spans if not (text[a:b].strip() and flagged(text[a:b].strip()))]
+    return ("".join(kept).strip() or WITHHELD) if len(kept) < len(spans) else text
 
 
 def screened_rows(rows: Sequence[dict[str, Any]], flagged: Callable[[str], bool]) -> list[dict[str, Any]]:
@@ -120,16 +136,21 @@ class Probe:
     """Embeddings (each sentence once) and the head's scores."""
 
     def __init__(self, embed: Callable[[list[str]], list[list[float]]]) -> None:
-        self.embed, self.vectors = embed, {}
+        self.embed = embed
+        self.vectors: dict[str, torch.Tensor] = {}
         self.head: torch.Tensor | None = None
 
     def features(self, texts: Sequence[str]) -> torch.Tensor:
+        """The texts' embeddings, one row each (a text seen before is not embedded again)."""
+        if not texts:
+            raise ValueError("no texts to embed")
         new = sorted({t for t in texts if t not in self.vectors})
         for start in range(0, len(new), 256):
             self.vectors.update(zip(new[start:start + 256], torch.tensor(self.embed(new[start:start + 256]))))
-        return torch.stack([self.vectors[t] for t in texts]).double() if texts else torch.zeros(0, 1)
+        return torch.stack([self.vectors[t] for t in texts]).double()
 
     def fit(self, attacks: list[str], clean: list[str]) -> None:
+        """Attack sentences against clean ones."""
         self.head = fit_head(self.features(attacks + clean), torch.tensor([1] * len(attacks) + [0] * len(clean)))
 
     def score(self, sentences_: Sequence[str]) -> float:
@@ -145,24 +166,55 @@ def cut_at(clean_scores: Sequence[float], fpr: float) -> float:
     return ranked[min(len(ranked) - 1, max(0, math.ceil((1 - fpr) * len(ranked)) - 1))]
 
 
+def swapped(rows: Sequence[dict[str, Any]]) -> tuple[list[list[str]], list[list[str]]]:
+    """The controls: each attack passage with the row's true answer where the attacker's name was, and each clean
+    passage that spells the true answer with the attacker's name in its place."""
+    attacks, statements = [], []
+    for row in rows:
+        true, odd = row["answers"][0], row["injected"]
+        for d in row["documents"]:
+            if _spells(row, d):
+                attacks.append(pieces(_replaced(d, odd, true)))
+            elif true.lower() in ((d.get("title") or "") + d["text"]).lower():
+                statements.append(pieces(_replaced(d, true, odd)))
+    return attacks, statements
+
+
+def _replaced(document: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    swap = re.compile(re.escape(old), re.IGNORECASE)
+    return {**document, "text": swap.sub(new, document["text"]),
+            "title": swap.sub(new, document["title"]) if document.get("title") else None}
+
+
+def _count(scores: Sequence[float], cuts: dict[float, float]) -> dict[str, str]:
+    return {f"{fpr:g}": f"{sum(s > cut for s in scores)}/{len(scores)}" for fpr, cut in cuts.items()}
+
+
 def run(probe: Probe, cookbook: Path, shared: Path) -> tuple[dict[str, Any], dict[float, float]]:
     """Train on the older sets and half the clean passages; the report on the blind set, and the cuts."""
     attacks, set_clean = attack_data(cookbook, OLDER_SETS)
-    clean = clean_passages(cookbook, shared)
-    train, held_out = set_clean + clean[: len(clean) // 2], clean[len(clean) // 2:]
+    train, held_out = clean_halves(cookbook, shared)
+    train = set_clean + train
     probe.fit(attacks, [s for passage in train for s in passage])
-    blind = [pieces(d) for row in _rows(cookbook / f"{BLIND_SET}.jsonl") for d in row["documents"] if _spells(row, d)]
+    rows = _rows(cookbook / f"{BLIND_SET}.jsonl")
+    blind = [pieces(d) for row in rows for d in row["documents"] if _spells(row, d)]
     clean_scores = [probe.score(p) for p in held_out]
     blind_scores = [probe.score(p) for p in blind]
     cuts = {fpr: cut_at(clean_scores, fpr) for fpr in FPRS}
-    flagged = {f"{fpr:g}": f"{sum(s > cut for s in blind_scores)}/{len(blind)}" for fpr, cut in cuts.items()}
+    true_in_attacks, odd_in_statements = swapped(rows)
     report = {"attack_sentences": len(attacks), "clean_passages_trained": len(train),
               "clean_passages_held_out": len(held_out), "auc": round(auc(blind_scores, clean_scores), 3),
-              "flagged": flagged}
+              "flagged": _count(blind_scores, cuts),
+              "rows_attack_withheld_whole": {f"{fpr:g}": sum(not any(_spells(r, d) for d in r["documents"]) for r in
+                                                             screened_rows(rows, lambda s, c=cut: probe.score([s]) > c))
+                                             for fpr, cut in cuts.items()},
+              "flagged_true_answer_in_attack": _count([probe.score(p) for p in true_in_attacks], cuts),
+              "flagged_odd_name_in_statement": _count([probe.score(p) for p in odd_in_statements], cuts)}
     return report, cuts
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Print the report; with ``--write-screened``, write the blind set screened at ``--fpr``'s cut."""
     parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.encoder_probe", description=__doc__)
     parser.add_argument("--cookbook", default="cookbook/data", help="folder of the injection and counterfactual sets")
     parser.add_argument("--shared", default="../shared/data", help="folder of the benchmark files")

@@ -212,7 +212,7 @@ def test_encoder_probe_head_screen_and_data():
     import torch
 
     from grounded_rag.evaluation.encoder_probe import (OLDER_SETS, Probe, attack_data, cut_at, fit_head,
-                                                       screened_rows, withheld_text)
+                                                       screened_rows, swapped, withheld_text)
 
     x = torch.tensor([[2.0, 0.1], [1.5, -0.2], [-1.8, 0.3], [-2.2, 0.0], [-1.0, -0.1]])
     head = fit_head(x, torch.tensor([1, 1, 0, 0, 0]))
@@ -233,5 +233,11 @@ def test_encoder_probe_head_screen_and_data():
                          lambda s: flagged([s]) > 0)
     assert rows[0]["documents"][0] == {"title": None, "text": "A city."} and rows[0]["id"] == "a"
 
-    attacks, clean = attack_data(Path("cookbook/data"), OLDER_SETS)
+    cookbook = Path(__file__).resolve().parents[2] / "cookbook" / "data"
+    attacks, clean = attack_data(cookbook, OLDER_SETS)
     assert len(attacks) > 150 and len(clean) > 80 and all(isinstance(p, list) for p in clean)
+    true_in_attacks, odd_in_statements = swapped([{"answers": ["Ambroke"], "injected": "Gooseberry Stapler",
+                                                   "documents": [{"title": "Bridge", "text": "Designed by Ambroke."},
+                                                                 {"title": None, "text": "It was Gooseberry stapler."}]}])
+    assert true_in_attacks == [["It was Ambroke."]] and odd_in_statements == [["Designed by Gooseberry Stapler.",
+                                                                                  "Bridge"]]
