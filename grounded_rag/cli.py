@@ -244,7 +244,7 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     if not ns.local:
         from .serving.discovery import find_server
 
-        server = find_server(ns.server, ns.model, ns.store)
+        server = find_server(ns.server, ns.model, ns.store, note=lambda text: print(text, file=sys.stderr))
     if server is not None:  # a running `grounded-rag serve` of the same model (and store) answers
         result = server.generate(ns.question, documents, scores=scores, config=config,
                                  retrieve_k=ns.k if ns.store else None)

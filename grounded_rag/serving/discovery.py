@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -58,11 +59,14 @@ def _mismatch(card: dict[str, Any], model: str | None, store: str | None) -> str
     return None
 
 
-def find_server(url: str | None, model: str | None, store: str | None) -> GroundedClient | None:
+def find_server(url: str | None, model: str | None, store: str | None,
+                note: Callable[[str], None] | None = None) -> GroundedClient | None:
     """A client of the server at ``url`` (else ``GROUNDED_RAG_URL``, else serve's default address) when it answers as
     the in-process decoder would; None when no server listens there or it differs (the answer is the same either
     way, only slower). A server given as ``url`` that cannot answer is an error saying why: the caller asked for it.
-    ``GROUNDED_RAG_API_KEY`` is sent as the key to a server named by ``url`` or ``GROUNDED_RAG_URL``."""
+    ``GROUNDED_RAG_API_KEY`` is sent as the key to a server named by ``url`` or ``GROUNDED_RAG_URL``. A server found
+    at the default address that is not used (it needs a key, or would answer otherwise) is said through ``note``:
+    the user may have meant it to answer."""
     named = url or os.environ.get("GROUNDED_RAG_URL")
     base = (named or DEFAULT_URL).rstrip("/").removesuffix("/v1")
     # the key goes only to a server the user named: whatever listens on the default port may not be theirs
@@ -71,10 +75,9 @@ def find_server(url: str | None, model: str | None, store: str | None) -> Ground
     try:
         response = httpx.get(f"{base}/v1/models", headers=headers, timeout=PROBE_TIMEOUT_S)
         card = response.json()["data"][0] if response.status_code == 200 else None
-        problem = (_mismatch(card, model, store) if card is not None
-                   else f"it answered {response.status_code} (set GROUNDED_RAG_API_KEY if it needs a key)")
+        problem = (_mismatch(card, model, store) if card is not None else _refused(response.status_code, base, named))
     except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        card, problem = None, f"no grounded-rag server answered ({type(exc).__name__})"
+        card, problem, note = None, f"no grounded-rag server answered ({type(exc).__name__})", None
     if problem is None and card is not None:
         from .client import GroundedClient
 
@@ -82,4 +85,13 @@ def find_server(url: str | None, model: str | None, store: str | None) -> Ground
     if url:
         raise InputError(f"the server at {base} cannot answer this question as asked: {problem}"
                          "; start one with the same --model and --store, or pass --local to answer in this process")
+    if note is not None and not named:
+        note(f"the grounded-rag server at {base} was not used ({problem}); answering in this process")
     return None
+
+
+def _refused(status: int, base: str, named: str | None) -> str:
+    if status in (401, 403) and not named:  # the key is never sent to an address the user did not name
+        return (f"it answered {status}: it needs a key, sent only to a server you name: --server {base} (or "
+                "GROUNDED_RAG_URL) with GROUNDED_RAG_API_KEY set")
+    return f"it answered {status} (set GROUNDED_RAG_API_KEY if it needs a key)"

@@ -113,3 +113,28 @@ def test_ask_sends_its_key_to_the_server_it_was_told_of(decoder, store, capsys, 
         monkeypatch.setenv("GROUNDED_RAG_API_KEY", "gr-ask-key")
         assert main([*ask, "--server", url]) == 0
         assert backend.worker.stats["batched_requests"] == 1
+
+
+def test_ask_says_why_it_passed_over_a_server_at_the_default_address(decoder, store, tmp_path, capsys, monkeypatch):
+    """A server at serve's default address that needs a key (never sent to an address the user did not name), or
+    serves another store, is not used; ask says so on stderr and answers here, instead of loading the model
+    silently."""
+    from grounded_rag.serving import discovery
+
+    ask = ["ask", QUESTION, "--store", store, "--max-new-tokens", "2", "--no-sources"]
+    monkeypatch.delenv("GROUNDED_RAG_URL", raising=False)
+    monkeypatch.setenv("GROUNDED_RAG_API_KEY", "gr-ask-key")
+    with local_server(decoder, store=store, api_key="gr-ask-key") as (url, backend):
+        monkeypatch.setattr(discovery, "DEFAULT_URL", url)  # this test's server, where serve listens by default
+        assert main(ask) == 0
+        captured = capsys.readouterr()
+        assert captured.out.strip() and backend.worker.stats["batched_requests"] == 0
+        assert f"was not used (it answered 401: it needs a key, sent only to a server you name: --server {url}" \
+            in captured.err
+    other = tmp_path / "other"
+    ChromaStore.open(other, create=True)
+    with local_server(decoder, store=str(other)) as (url, backend):
+        monkeypatch.setattr(discovery, "DEFAULT_URL", url)
+        assert main(ask) == 0
+        assert "was not used (it was not started with --store" in capsys.readouterr().err
+        assert backend.worker.stats["batched_requests"] == 0
