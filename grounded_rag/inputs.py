@@ -217,8 +217,8 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
             raise InputError(
                 f"score {i + 1} is {s!r}, outside [-1, 1], the cosine-similarity scale the trust gate reads; "
                 "map vector-store distances with grounded_rag.normalize_scores(values, space), or set "
-                "score_space='raw' for raw retriever scores (e.g. inner products) and calibrate b with "
-                "calibrate_bias_from_retrievals"
+                "score_space='raw' (--score-space raw on the command line) for raw retriever scores (e.g. inner "
+                "products) and calibrate b with calibrate_bias_from_retrievals"
             )
     return [float(s) for s in scores]
 

@@ -282,6 +282,7 @@ def test_cli_bad_input_is_one_clear_line(tmp_path, capsys):
         (["ask", QUESTION, "--doc", CLEAN_DOC, "--max-new-tokens", "0"], "max_new_tokens=0"),
         (["ask", QUESTION, "--doc", CLEAN_DOC, "--method", "standard", "--temperature", "inf"], "temperature=inf"),
         (["ask", QUESTION, "--doc", CLEAN_DOC, "--score", "1e6"], "normalize_scores"),
+        (["ask", QUESTION, "--doc", CLEAN_DOC, "--score", "7.5"], "--score-space raw on the command line"),
         (["ask", QUESTION, "--doc", CLEAN_DOC, "--rho-max", "-1"], "rho_max=-1"),
         (["ask", QUESTION, "--store", str(tmp_path), "--k", "0"], "--k 0"),
     ]
