@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -66,7 +66,7 @@ def find_server(url: str | None, model: str | None, store: str | None,
     way, only slower). A server given as ``url`` that cannot answer is an error saying why: the caller asked for it.
     ``GROUNDED_RAG_API_KEY`` is sent as the key to a server named by ``url`` or ``GROUNDED_RAG_URL``. A server found
     at the default address that is not used (it needs a key, or would answer otherwise) is said through ``note``:
-    the user may have meant it to answer."""
+    the user may have meant it to answer. Another program there (no server card) is passed over in silence."""
     named = url or os.environ.get("GROUNDED_RAG_URL")
     base = (named or DEFAULT_URL).rstrip("/").removesuffix("/v1")
     # the key goes only to a server the user named: whatever listens on the default port may not be theirs
@@ -76,6 +76,8 @@ def find_server(url: str | None, model: str | None, store: str | None,
         response = httpx.get(f"{base}/v1/models", headers=headers, timeout=PROBE_TIMEOUT_S)
         card = response.json()["data"][0] if response.status_code == 200 else None
         problem = (_mismatch(card, model, store) if card is not None else _refused(response.status_code, base, named))
+        if card is None and response.status_code not in (401, 403):
+            note = None  # perhaps not a grounded-rag server at all: nothing to say at every ask
     except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         card, problem, note = None, f"no grounded-rag server answered ({type(exc).__name__})", None
     if problem is None and card is not None:
