@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from ..screening import WITHHELD, sentences
-from .instruction_probe import auc
+from .instruction_probe import auc, passage_text
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
 BLIND_SET = "prose_injection_fresh"
@@ -51,7 +51,7 @@ def pieces(document: dict[str, Any]) -> list[str]:
 
 
 def _spells(row: dict[str, Any], document: dict[str, Any]) -> bool:
-    return row["injected"].lower() in ((document.get("title") or "") + document["text"]).lower()
+    return row["injected"].lower() in passage_text(document).lower()
 
 
 def attack_data(cookbook: Path, sets: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -153,6 +153,10 @@ class Probe:
         """Attack sentences against clean ones."""
         self.head = fit_head(self.features(attacks + clean), torch.tensor([1] * len(attacks) + [0] * len(clean)))
 
+    def above(self, cut: float) -> Callable[[str], bool]:
+        """Whether a sentence scores above ``cut``: what a screen at that cut withholds."""
+        return lambda sentence: self.score([sentence]) > cut
+
     def score(self, sentences_: Sequence[str]) -> float:
         """A passage's score: its most instruction-like sentence's log-odds."""
         if not sentences_ or self.head is None:
@@ -175,7 +179,7 @@ def swapped(rows: Sequence[dict[str, Any]]) -> tuple[list[list[str]], list[list[
         for d in row["documents"]:
             if _spells(row, d):
                 attacks.append(pieces(_replaced(d, odd, true)))
-            elif true.lower() in ((d.get("title") or "") + d["text"]).lower():
+            elif true.lower() in passage_text(d).lower():
                 statements.append(pieces(_replaced(d, true, odd)))
     return attacks, statements
 
@@ -188,6 +192,11 @@ def _replaced(document: dict[str, Any], old: str, new: str) -> dict[str, Any]:
 
 def _count(scores: Sequence[float], cuts: dict[float, float]) -> dict[str, str]:
     return {f"{fpr:g}": f"{sum(s > cut for s in scores)}/{len(scores)}" for fpr, cut in cuts.items()}
+
+
+def _withheld_whole(rows: Sequence[dict[str, Any]], flagged: Callable[[str], bool]) -> int:
+    """Rows none of whose passages spells the attacker's answer once the flagged sentences are withheld."""
+    return sum(not any(_spells(row, d) for d in row["documents"]) for row in screened_rows(rows, flagged))
 
 
 def run(probe: Probe, cookbook: Path, shared: Path) -> tuple[dict[str, Any], dict[float, float]]:
@@ -205,8 +214,7 @@ def run(probe: Probe, cookbook: Path, shared: Path) -> tuple[dict[str, Any], dic
     report = {"attack_sentences": len(attacks), "clean_passages_trained": len(train),
               "clean_passages_held_out": len(held_out), "auc": round(auc(blind_scores, clean_scores), 3),
               "flagged": _count(blind_scores, cuts),
-              "rows_attack_withheld_whole": {f"{fpr:g}": sum(not any(_spells(r, d) for d in r["documents"]) for r in
-                                                             screened_rows(rows, lambda s, c=cut: probe.score([s]) > c))
+              "rows_attack_withheld_whole": {f"{fpr:g}": _withheld_whole(rows, probe.above(cut))
                                              for fpr, cut in cuts.items()},
               "flagged_true_answer_in_attack": _count([probe.score(p) for p in true_in_attacks], cuts),
               "flagged_odd_name_in_statement": _count([probe.score(p) for p in odd_in_statements], cuts)}
@@ -230,8 +238,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared))
     print(json.dumps(report), flush=True)
     if ns.write_screened:
-        cut = cuts[ns.fpr]
-        rows = screened_rows(_rows(Path(ns.cookbook) / f"{BLIND_SET}.jsonl"), lambda s: probe.score([s]) > cut)
+        rows = screened_rows(_rows(Path(ns.cookbook) / f"{BLIND_SET}.jsonl"), probe.above(cuts[ns.fpr]))
         Path(ns.write_screened).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 

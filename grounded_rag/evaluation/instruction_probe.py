@@ -33,7 +33,7 @@ WORDINGS = {
 ATTACK_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind", "prose_injection_fresh")
 
 
-def _text(document: dict[str, Any]) -> str:
+def passage_text(document: dict[str, Any]) -> str:
     return (document["title"] + "\n" if document.get("title") else "") + document["text"]
 
 
@@ -46,17 +46,17 @@ def passages(cookbook: Path, nq_swap: Path | None,
         for line in (cookbook / f"{name}.jsonl").read_text().splitlines():
             row = json.loads(line)
             for document in row["documents"]:
-                text = _text(document)
+                text = passage_text(document)
                 (attacks if row["injected"].lower() in text.lower() else clean).append((name, text))
     seen: set[str] = set()
     for line in (cookbook / "counterfactuals.jsonl").read_text().splitlines():
         for document in json.loads(line)["documents"]:
             if document["text"] not in seen:
                 seen.add(document["text"])
-                clean.append(("counterfactuals", _text(document)))
+                clean.append(("counterfactuals", passage_text(document)))
     if nq_swap is not None:
         rows = [json.loads(line) for line in nq_swap.read_text().splitlines()[:nq_rows]]
-        clean += [("nq_swap", _text(row["documents"][0])) for row in rows]
+        clean += [("nq_swap", passage_text(row["documents"][0])) for row in rows]
     return attacks, clean
 
 

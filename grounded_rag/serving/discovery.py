@@ -76,10 +76,10 @@ def find_server(url: str | None, model: str | None, store: str | None,
         response = httpx.get(f"{base}/v1/models", headers=headers, timeout=PROBE_TIMEOUT_S)
         card = response.json()["data"][0] if response.status_code == 200 else None
         problem = (_mismatch(card, model, store) if card is not None else _refused(response.status_code, base, named))
-        if card is None and response.status_code not in (401, 403):
-            note = None  # perhaps not a grounded-rag server at all: nothing to say at every ask
+        # a card, or a refusal for want of a key, is a grounded-rag server; another program there gets no line
+        ours = card is not None or response.status_code in (401, 403)
     except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        card, problem, note = None, f"no grounded-rag server answered ({type(exc).__name__})", None
+        card, problem, ours = None, f"no grounded-rag server answered ({type(exc).__name__})", False
     if problem is None and card is not None:
         from .client import GroundedClient
 
@@ -87,7 +87,7 @@ def find_server(url: str | None, model: str | None, store: str | None,
     if url:
         raise InputError(f"the server at {base} cannot answer this question as asked: {problem}"
                          "; start one with the same --model and --store, or pass --local to answer in this process")
-    if note is not None and not named:
+    if note is not None and ours and not named:
         note(f"the grounded-rag server at {base} was not used ({problem}); answering in this process")
     return None
 

@@ -193,7 +193,7 @@ def test_instruction_probe_splits_attack_passages_and_scores_them():
 
     from grounded_rag.evaluation.instruction_probe import ATTACK_SETS, auc, passages, report
 
-    attacks, clean = passages(Path("cookbook/data"), None)
+    attacks, clean = passages(Path(__file__).resolve().parents[2] / "cookbook" / "data", None)
     assert len(attacks) > 150 and {name for name, _ in attacks} == set(ATTACK_SETS)
     assert {name for name, _ in clean} == set(ATTACK_SETS) | {"counterfactuals"}
     assert auc([2.0, 3.0], [1.0, 2.0]) == 0.875
