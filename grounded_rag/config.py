@@ -125,6 +125,15 @@ class DecodingConfig(BaseModel):
         "something about the question is quoted rather than 'the documents do not say'. None withholds; "
         f"{QUOTE_THRESHOLD} was chosen on validation rows (docs/citations.md). GenerationResult.quoted marks it",
     )
+    insist_beta: float | None = Field(
+        None,
+        gt=0,
+        description="an answer withheld for its support is decoded again taking its passages at their word (the "
+        "trusted documents' rule at this weight: the question gate that guards against planted instructions is off, "
+        "screening stays) and shown where its support reaches support_threshold; before quote_threshold's quote. "
+        "None withholds. Opt-in: it follows counterfactual passages more often and planted instructions too "
+        "(docs/citations.md). GenerationResult.insisted marks it",
+    )
     abstention_text: str = Field(
         "The documents do not say.",
         description="what an abstaining answer says (GenerationResult.abstained); a non-empty string",

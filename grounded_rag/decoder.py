@@ -7,7 +7,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -441,29 +441,50 @@ class GroundedDecoder:
                 pass
             for i, r in zip(todo, decoded):
                 running[i] = r
-        return self._quote_withheld(requests, self._results(running, method, config, gains), config, method, gains,
-                                    **engine)
+        return self._second_looks(requests, self._results(running, method, config, gains), config, method, gains,
+                                  **engine)
 
-    def _quote_withheld(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
-                        method: Method, gains: Sequence[Sequence[float]] | None,
-                        **engine: Any) -> list[GenerationResult]:
-        """With ``quote_threshold``: each answer decoded and then withheld for its support is decoded again as a
-        verbatim span of a passage (one batch), and that quote is shown where its own support reaches the threshold:
-        where a passage does speak to the question, the user reads it rather than 'the documents do not say'. A quote
-        that only restates the question tells nothing and is not shown."""
-        redo = [i for i, res in enumerate(results) if res.unsupported_answer is not None]
-        if config.quote_threshold is None or config.extractive or gains is None or not redo:
+    def _second_looks(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
+                      method: Method, gains: Sequence[Sequence[float]] | None,
+                      **engine: Any) -> list[GenerationResult]:
+        """An answer decoded and then withheld for its support gets up to two second looks, each one batch of the
+        withheld answers only: with ``insist_beta``, decoded again taking its passages at their word; then, with
+        ``quote_threshold``, decoded as a verbatim span of a passage. A second answer is shown where its own support
+        reaches the threshold and it says more than the question."""
+        if gains is None or config.extractive:
             return results
-        quoting = config.override(extractive=True,
-                                  support_threshold=max(config.quote_threshold, config.support_threshold or 0.0))
-        for decoded in self._run([requests[i] for i in redo], quoting, method, **engine):
+        if config.insist_beta is not None and "trusted" in method.reads:
+            # the screened prompts stay; only the rule changes: the trusted documents' contrast, the question gate off
+            insisting = config.override(trusted_beta=config.insist_beta)
+            results = self._second_look(requests, results, insisting, method, gains, config.support_threshold or 0.0,
+                                        "insisted", trusted=True, **engine)
+        if config.quote_threshold is not None:
+            quoting = config.override(extractive=True,
+                                      support_threshold=max(config.quote_threshold, config.support_threshold or 0.0))
+            results = self._second_look(requests, results, quoting, method, gains, quoting.support_threshold or 0.0,
+                                        "quoted", **engine)
+        return results
+
+    def _second_look(self, requests: Sequence[Request], results: list[GenerationResult], retry: DecodingConfig,
+                     method: Method, gains: Sequence[Sequence[float]], threshold: float, mark: str,
+                     trusted: bool = False, **engine: Any) -> list[GenerationResult]:
+        """The withheld answers decoded again under ``retry`` (``trusted``: as if the caller had written their
+        passages), each shown where it reaches ``threshold`` and tells more than the question (a quote that
+        restates the question, "The Red Planet" for "Which planet is known as the Red Planet?", tells nothing);
+        ``mark`` names the result's field that says so, and ``unsupported_answer`` keeps the first answer."""
+        redo = [i for i, res in enumerate(results) if res.abstained and res.unsupported_answer is not None]
+        if not redo:
+            return results
+        again = [_taken_at_word(requests[i]) if trusted else requests[i] for i in redo]
+        for decoded in self._run(again, retry, method, **engine):
             pass
-        quotes = self._results(decoded, method, quoting, [gains[i] for i in redo])
+        seconds = self._results(decoded, method, retry, [gains[i] for i in redo])
         out = list(results)
-        for i, quote in zip(redo, quotes):
-            cut = quote.finish_reason == "length"
-            if not quote.abstained and says_more_than(requests[i].question, quote.text, cut):
-                out[i] = quote.model_copy(update={"quoted": True, "unsupported_answer": results[i].unsupported_answer})
+        for i, second in zip(redo, seconds):
+            cut = second.finish_reason == "length"
+            if (not second.abstained and second.support is not None and second.support >= threshold
+                    and says_more_than(requests[i].question, second.text, cut)):
+                out[i] = second.model_copy(update={mark: True, "unsupported_answer": results[i].unsupported_answer})
         return out
 
     def stream(
@@ -513,9 +534,15 @@ class GroundedDecoder:
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
-        final = self._quote_withheld([request], self._results(running, method, cfg, gains), cfg, method, gains)[0]
+        final = self._second_looks([request], self._results(running, method, cfg, gains), cfg, method, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
+
+
+def _taken_at_word(request: Request) -> Request:
+    """The request as planned (its passages screened, its prompts rendered), with every passage marked the caller's
+    own: the default then decodes it with the trusted documents' rule."""
+    return replace(request, documents=[d.model_copy(update={"trusted": True}) for d in request.documents])
 
 
 def _abstains(config: DecodingConfig, support_: float | None, request: Request) -> bool:

@@ -127,6 +127,8 @@ class GenerationResult(BaseModel):
         "replaced by a quote")
     quoted: bool = Field(False, description="the free answer rested on no passage about the question, and this text is "
                          "a verbatim span of a passage that does (DecodingConfig.quote_threshold)")
+    insisted: bool = Field(False, description="the free answer rested on no passage about the question, and this text "
+                           "was decoded again taking the passages at their word (DecodingConfig.insist_beta)")
 
     @property
     def numbers(self) -> list[int]:
@@ -153,6 +155,7 @@ class GenerationResult(BaseModel):
             "abstained": self.abstained,
             "unsupported_answer": self.unsupported_answer,
             "quoted": self.quoted,
+            "insisted": self.insisted,
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),

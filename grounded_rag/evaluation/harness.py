@@ -35,12 +35,13 @@ from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
 from .protocol import (
     ANSWER_PREFIX,
+    AS_READ,
     EVAL_SYSTEM,
     EXTRACTIVE,
     PROMPTED,
     PROMPTED_ABSTENTION,
     PROTOCOL,
-    QUOTED,
+    as_read,
     method_grid,
 )
 from .report import plot, to_markdown
@@ -176,7 +177,7 @@ def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) ->
         return {"loglik_accuracy": lls, **gens}, []
     recs = generate_records(run.decoder, test, dataset, method, params, run.ckpt, run.batch_size, run.max_new_tokens,
                             f"{dataset}: {method}")
-    rows = [score_record(r, ex, closed[ex.id], run.threshold, PROMPTED in spec, QUOTED in spec)
+    rows = [score_record(r, ex, closed[ex.id], run.threshold, PROMPTED in spec, as_read(spec))
             for r, ex in zip(recs, test)]
     return {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}, recs
 
@@ -285,9 +286,9 @@ def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retr
     """Each ``--methods`` entry's method and grid, once the methods, options and data files are known good (before
     anything loads)."""
     grids = {spec: method_grid(spec) for spec in methods}
-    if any(QUOTED in spec for spec in methods) and support_threshold != SUPPORT_THRESHOLD:
-        raise InputError(f"{QUOTED!r} decodes with the product's support threshold ({SUPPORT_THRESHOLD}); drop "
-                         "--support-threshold, or evaluate without it")
+    if any(as_read(spec) for spec in methods) and support_threshold != SUPPORT_THRESHOLD:
+        raise InputError(f"{' and '.join(AS_READ)} decode with the product's support threshold "
+                         f"({SUPPORT_THRESHOLD}); drop --support-threshold, or evaluate without it")
     if trusted_with_retrieved:
         raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
                          "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
@@ -356,7 +357,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         if tune and validation and support_threshold is not None:
             report.setdefault("abstention", {})[dataset] = {
                 spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
-                for spec in methods if PROMPTED not in spec and QUOTED not in spec}
+                for spec in methods if PROMPTED not in spec and not as_read(spec)}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
         report["latency"] = latency_table(run.decoder, names, load_examples(data[0])[0], model)

@@ -61,22 +61,34 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
 # decodes with the product's abstention and its quote of a passage where the answer is withheld
-# (DecodingConfig.quote_threshold): the record holds what a user reads (an abstention scores as wrong).
+# (DecodingConfig.quote_threshold): the record holds what a user reads (an abstention scores as wrong). ``+insisted``
+# likewise, with the withheld answer decoded again taking the passages at their word (DecodingConfig.insist_beta).
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
 SCREENED = "+screened"
 PROMPTED = "+prompted"
 QUOTED = "+quoted"
+INSISTED = "+insisted"
+INSIST_BETA = 1.0  # the trusted rule's weight for a second look; the product's trusted_beta (2) garbles more answers
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
                    "document that supports the answer as [k], e.g. [1]. If the documents do not answer the question, "
                    f"reply: {PROMPTED_ABSTENTION} Reply with the answer only.")
+AS_READ = (QUOTED, INSISTED)  # options whose record is what a user reads: the product's abstention and second looks
+
+
+def as_read(spec: str) -> bool:
+    """The ``--methods`` entry decodes with the product's abstention and a second look at withheld answers."""
+    return any(option in spec for option in AS_READ)
+
+
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
     SCREENED: {"screen_instructions": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
+    INSISTED: {"support_threshold": SUPPORT_THRESHOLD, "insist_beta": INSIST_BETA},
 }
 
 
@@ -89,8 +101,9 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
                          f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
                          f"{SCREENED!r} (sentences addressed to the model withheld), {PROMPTED!r} (citations and "
-                         f"abstention asked for in the instruction) and {QUOTED!r} (a passage quoted where the answer "
-                         "is withheld)")
+                         f"abstention asked for in the instruction), {QUOTED!r} (a passage quoted where the answer "
+                         f"is withheld) and {INSISTED!r} (a withheld answer decoded again taking the passages at their "
+                         "word)")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
     return name, [{**params, **extra} for params in GRIDS[name]]
 

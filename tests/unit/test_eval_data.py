@@ -121,6 +121,20 @@ def test_quoted_decodes_with_the_products_abstention_and_its_quote():
     assert base_config(name, method_grid("grounded_contrast")[1][0], 8).quote_threshold is None
 
 
+def test_insisted_decodes_with_the_products_abstention_and_a_second_look_at_withheld_answers():
+    """`+insisted` records what a user reads too: the answer, its second look taking the passages at their word, or
+    the abstention; the other options keep the first look only."""
+    from grounded_rag.config import SUPPORT_THRESHOLD
+    from grounded_rag.evaluation.protocol import INSIST_BETA, as_read, base_config, method_grid
+
+    name, grid = method_grid("grounded_contrast+insisted+quoted")
+    config = base_config(name, grid[0], 8)
+    assert (config.insist_beta, config.support_threshold) == (INSIST_BETA, SUPPORT_THRESHOLD)
+    assert config.quote_threshold is not None and as_read("grounded_contrast+insisted")
+    assert base_config(name, method_grid("grounded_contrast+screened")[1][0], 8).insist_beta is None
+    assert not as_read("grounded_contrast+screened")
+
+
 def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_the_threshold(tmp_path):
     import json
 
@@ -150,7 +164,9 @@ def test_quoted_refuses_another_support_threshold_before_anything_loads(capsys):
     args = ["eval", "--data", str(DATA), "--methods", "grounded_contrast+quoted", "--dry-run"]
     assert main(args) == 0
     assert main([*args, "--support-threshold", "0.5"]) == 2
-    assert "'+quoted' decodes with the product's support threshold" in capsys.readouterr().err
+    assert main(["eval", "--data", str(DATA), "--methods", "grounded_contrast+insisted", "--dry-run",
+                 "--support-threshold", "0.5"]) == 2
+    assert "+quoted and +insisted decode with the product's support threshold" in capsys.readouterr().err
 
 
 def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, capsys):
