@@ -486,7 +486,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--data", action="append", required=True)
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
-                    "with +extractive, +relevant, +screened, +prompted or +quoted")
+                    "with +extractive, +relevant, +screened, +prompted, +quoted or +insisted")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=int, default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])

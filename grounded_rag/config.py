@@ -23,6 +23,7 @@ DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when neede
 # Chosen on validation rows only (docs/citations.md has the table and the command behind it).
 SUPPORT_THRESHOLD = 0.35
 QUOTE_THRESHOLD = 0.8  # a withheld answer's extractive retry is shown from here: chosen on validation rows
+INSIST_BETA = 1.0  # a withheld answer's second look at the trusted rule's weight; at 2 its answers garble (validation)
 
 
 class DecodingConfig(BaseModel):

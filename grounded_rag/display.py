@@ -45,6 +45,9 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
         return lines
     if result.quoted:
         lines.append(f"(a quote: the answer \"{result.unsupported_answer}\" rested on no passage about the question)")
+    if result.insisted:
+        lines.append(f"(a second look taking the passages at their word: the answer \"{result.unsupported_answer}\" "
+                     "rested on no passage about the question)")
     if not result.citations:
         return [*lines, f"Sources: none cited (support {_support(result)})"]
     lines.append(f"Sources (support {_support(result)}):")
@@ -100,6 +103,8 @@ def result_html(result: GenerationResult) -> str:
         at = c.answer_end
     out.append(e(result.text[at:]))
     quoted = f" · a quote in place of the answer <i>{e(result.unsupported_answer or '')}</i>" if result.quoted else ""
+    if result.insisted:
+        quoted = f" · a second look in place of the answer <i>{e(result.unsupported_answer or '')}</i>"
     parts = [head + "".join(out) + "</p>", f"<p style='color:#666'>support {_support(result)} · "
              f"{len(result.citations)} cited span(s) · method {e(result.method)}{quoted}</p>"]
     for number in dict.fromkeys(c.document for c in result.citations):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import DEPRECATED_METHODS, QUOTE_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
+from ..config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
 from ..errors import InputError
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
@@ -69,7 +69,6 @@ SCREENED = "+screened"
 PROMPTED = "+prompted"
 QUOTED = "+quoted"
 INSISTED = "+insisted"
-INSIST_BETA = 1.0  # the trusted rule's weight for a second look; the product's trusted_beta (2) garbles more answers
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
                    "document that supports the answer as [k], e.g. [1]. If the documents do not answer the question, "

@@ -338,6 +338,7 @@ def _with_headers(body: dict[str, Any]) -> JSONResponse:
         "x-grounding-support": "" if g["support"] is None else f"{g['support']:.4f}",
         "x-grounding-abstained": "true" if g["abstained"] else "false",
         "x-grounding-quoted": "true" if g.get("quoted") else "false",
+        "x-grounding-insisted": "true" if g.get("insisted") else "false",
     })
 
 

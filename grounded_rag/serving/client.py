@@ -136,7 +136,7 @@ class GroundedClient:
             withheld=[WithheldText(**w) for w in grounding.get("withheld", [])],
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
-            quoted=grounding.get("quoted", False),
+            quoted=grounding.get("quoted", False), insisted=grounding.get("insisted", False),
         )
 
     # ---------------------------------------------------------------- the decoder's interface

@@ -312,19 +312,22 @@ def test_an_unsupported_answer_is_withheld_in_the_body_the_headers_and_the_last_
     assert kept.model_extra["grounding"]["abstained"] is False and kept.choices[0].message.content != want.text
 
 
-def test_a_quote_in_place_of_a_withheld_answer_comes_back_marked(client, decoder):
-    """`decoding.quote_threshold`: the server answers with the decoder's quote and says so in `grounding`."""
+@pytest.mark.parametrize("setting, value, mark", [("quote_threshold", QUOTE_THRESHOLD, "quoted"),
+                                                   ("insist_beta", 1.0, "insisted")])
+def test_a_second_look_in_place_of_a_withheld_answer_comes_back_marked(client, decoder, setting, value, mark):
+    """`decoding.quote_threshold` / `decoding.insist_beta`: the server answers with the decoder's second look at a
+    withheld answer (a quote, or the passage taken at its word) and says so in `grounding` and a header."""
     question = "Who painted The Starry Night?"
     docs = [{"text": "The Starry Night is an oil painting by Paul Gauguin, made in 1889.", "id": "art"}]
-    want = decoder.generate(question, docs, config=DecodingConfig(max_new_tokens=24, quote_threshold=QUOTE_THRESHOLD))
-    assert want.quoted, "the case must be quoted in process, or this test checks nothing"
+    want = decoder.generate(question, docs, config=DecodingConfig(max_new_tokens=24, **{setting: value}))
+    assert getattr(want, mark), "the case must get its second look in process, or this test checks nothing"
     raw = client.chat.completions.with_raw_response.create(
         model=decoder.name, messages=[{"role": "user", "content": question}], max_tokens=24,
-        extra_body={"documents": docs, "decoding": {"quote_threshold": QUOTE_THRESHOLD}})
+        extra_body={"documents": docs, "decoding": {setting: value}})
     got, g = raw.parse(), raw.parse().model_extra["grounding"]
-    assert raw.headers["x-grounding-quoted"] == "true" and raw.headers["x-grounding-abstained"] == "false"
+    assert raw.headers[f"x-grounding-{mark}"] == "true" and raw.headers["x-grounding-abstained"] == "false"
     assert got.choices[0].message.content == want.text
-    assert (g["quoted"], g["unsupported_answer"], g["abstained"]) == (True, want.unsupported_answer, False)
+    assert (g[mark], g["unsupported_answer"], g["abstained"]) == (True, want.unsupported_answer, False)
 
 
 def test_completions_endpoint_plain_and_streaming(client, decoder):

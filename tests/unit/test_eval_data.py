@@ -124,8 +124,8 @@ def test_quoted_decodes_with_the_products_abstention_and_its_quote():
 def test_insisted_decodes_with_the_products_abstention_and_a_second_look_at_withheld_answers():
     """`+insisted` records what a user reads too: the answer, its second look taking the passages at their word, or
     the abstention; the other options keep the first look only."""
-    from grounded_rag.config import SUPPORT_THRESHOLD
-    from grounded_rag.evaluation.protocol import INSIST_BETA, as_read, base_config, method_grid
+    from grounded_rag.config import INSIST_BETA, SUPPORT_THRESHOLD
+    from grounded_rag.evaluation.protocol import as_read, base_config, method_grid
 
     name, grid = method_grid("grounded_contrast+insisted+quoted")
     config = base_config(name, grid[0], 8)
