@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
-from .config import DEPRECATED_METHODS, QUOTE_THRESHOLD, DecodingConfig, MethodName
+from .config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
 
 if TYPE_CHECKING:
@@ -41,6 +41,10 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quote", action="store_true",
                         help="where the answer rests on no passage about the question, show a verbatim span of a "
                              f"passage that does (support >= {QUOTE_THRESHOLD}) rather than withhold it")
+    parser.add_argument("--insist", action="store_true",
+                        help="where the answer rests on no passage about the question, decode it again taking the "
+                             "passages at their word (the guard against instructions planted in them off; screening "
+                             "stays) and show that answer where a passage supports it; before --quote")
     parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
                         help="leave out passages whose question likelihood is more than this many nats per token "
                         "below the best passage's")
@@ -67,6 +71,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
         screen_instructions=not ns.no_screening, support_threshold=ns.support_threshold,
         abstention_text=ns.abstention_text, quote_threshold=QUOTE_THRESHOLD if ns.quote else None,
+        insist_beta=INSIST_BETA if ns.insist else None,
     )
 
 
@@ -260,6 +265,9 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
     print(result.text)
     if ns.no_sources and result.quoted:  # the answer alone, but never a quote passed off as the model's answer
         print("(a quote of a passage: the answer rested on no passage about the question)", file=sys.stderr)
+    if ns.no_sources and result.insisted:
+        print("(a second look taking the passages at their word: the answer rested on no passage about the question)",
+              file=sys.stderr)
     if not ns.no_sources:
         print()
         print(sources_text(result))

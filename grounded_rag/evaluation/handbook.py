@@ -6,7 +6,7 @@ of ``cookbook/data/handbook_questions.jsonl`` (some of them answered nowhere in 
 ``grounded-rag ask --store`` through a running ``grounded-rag serve --store`` (the answer ``ask`` gives by itself,
 without loading the model once per question). Each printed answer is scored as its reader would: right, its file
 among the printed sources, withheld. ``python -m grounded_rag.evaluation.handbook [ASK OPTIONS]`` prints the counts
-at package defaults, or with the ``ask`` options given (``--quote``, ``--support-threshold 0``).
+at package defaults, or with the ``ask`` options given (``--quote``, ``--insist``, ``--support-threshold 0``).
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ QUESTIONS = "cookbook/data/handbook_questions.jsonl"
 
 def read_output(out: str) -> tuple[str, list[str], str | None]:
     """The answer, the source files listed under it, and the answer withheld by an abstention (None if it answered,
-    "" if it abstained before decoding), from what ``ask`` printed. A quote's note (the answer it replaced) is not
-    part of the answer."""
-    ends = [out.find(tail) for tail in ("\n\nSources", "\n\n(abstained", "\n\n(a quote") if tail in out]
+    "" if it abstained before decoding), from what ``ask`` printed. A quote's or a second look's note (the answer it
+    replaced) is not part of the answer."""
+    tails = ("\n\nSources", "\n\n(abstained", "\n\n(a quote", "\n\n(a second look")
+    ends = [out.find(tail) for tail in tails if tail in out]
     answer, rest = (out[:min(ends)], out[min(ends):]) if ends else (out, "")
     sources = [Path(line.split("]", 1)[1].split(" · ")[0].strip()).name
                for line in rest.splitlines() if line.startswith("  [")]

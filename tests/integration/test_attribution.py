@@ -228,3 +228,13 @@ def test_ask_quote_prints_the_quote_and_the_answer_it_replaced(capsys):
     assert main(["ask", question, "--doc", docs[0], "--quote", "--max-new-tokens", "24"]) == 0
     out = capsys.readouterr().out
     assert "Gauguin" in out.split("\n", 1)[0] and '(a quote: the answer "' in out and "Sources (support" in out, out
+
+
+def test_ask_insist_prints_the_second_look_and_the_answer_it_replaced(capsys):
+    question, docs = STARRY
+    assert main(["ask", question, "--doc", docs[0], "--insist", "--max-new-tokens", "24"]) == 0
+    out = capsys.readouterr().out
+    assert "Gauguin" in out.split("\n", 1)[0] and "(a second look taking the passages at their word" in out, out
+    assert main(["ask", question, "--doc", docs[0], "--insist", "--no-sources", "--max-new-tokens", "24"]) == 0
+    said = capsys.readouterr()
+    assert "Gauguin" in said.out and "Sources" not in said.out and "a second look" in said.err

@@ -183,6 +183,9 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
     quoted = ("The IT service desk.\n\n(a quote: the answer \"LumenFox\" rested on no passage about the question)\n"
               "Sources (support 0.99):\n  [1] /data/it.md · it · 1f\n")
     assert read_output(quoted) == ("The IT service desk.", ["it.md"], None), "the replaced answer is no answer"
+    second = ("Every 90 days.\n\n(a second look taking the passages at their word: the answer \"LumenFox\" rested on "
+              "no passage about the question)\nSources (support 0.99):\n  [1] /data/it.md · it · 1f\n")
+    assert read_output(second) == ("Every 90 days.", ["it.md"], None)
     rows = [{"answers": ["Priya"], "source": "projects.md", "sources": ["projects.md"], "abstained": False,
              "right": True, "right_if_shown": True},
             {"answers": ["TripDesk"], "source": "travel.md", "sources": [], "abstained": True, "right": False,
