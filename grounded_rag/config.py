@@ -24,6 +24,8 @@ DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when neede
 SUPPORT_THRESHOLD = 0.35
 QUOTE_THRESHOLD = 0.8  # a withheld answer's extractive retry is shown from here: chosen on validation rows
 INSIST_BETA = 1.0  # a withheld answer's second look at the trusted rule's weight; at 2 its answers garble (validation)
+INSIST_THRESHOLD = 0.8  # ... shown from this support: on validation rows the lowest that answers no more unanswerable
+# questions than withholding does (docs/citations.md)
 
 
 class DecodingConfig(BaseModel):
@@ -131,9 +133,9 @@ class DecodingConfig(BaseModel):
         gt=0,
         description="an answer withheld for its support is decoded again taking its passages at their word (the "
         "trusted documents' rule at this weight: the question gate that guards against planted instructions is off, "
-        "screening stays) and shown where its support reaches support_threshold; before quote_threshold's quote. "
-        "None withholds. Opt-in: it follows counterfactual passages more often and planted instructions too "
-        "(docs/citations.md). GenerationResult.insisted marks it",
+        f"screening stays) and shown where its support reaches {INSIST_THRESHOLD} (and support_threshold); before "
+        "quote_threshold's quote. None withholds; opt-in, as it lifts a guard (docs/citations.md). "
+        "GenerationResult.insisted marks it",
     )
     abstention_text: str = Field(
         "The documents do not say.",

@@ -25,7 +25,7 @@ from .attribution import (
     support_of,
     token_offsets,
 )
-from .config import DecodingConfig
+from .config import INSIST_THRESHOLD, DecodingConfig
 from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .graphs import GraphPool, static_ok
@@ -456,8 +456,9 @@ class GroundedDecoder:
         if config.insist_beta is not None and "trusted" in method.reads:
             # the screened prompts stay; only the rule changes: the trusted documents' contrast, the question gate off
             insisting = config.override(trusted_beta=config.insist_beta)
-            results = self._second_look(requests, results, insisting, method, gains, config.support_threshold or 0.0,
-                                        "insisted", trusted=True, **engine)
+            threshold = max(INSIST_THRESHOLD, config.support_threshold or 0.0)
+            results = self._second_look(requests, results, insisting, method, gains, threshold, "insisted",
+                                        trusted=True, **engine)
         if config.quote_threshold is not None:
             quoting = config.override(extractive=True,
                                       support_threshold=max(config.quote_threshold, config.support_threshold or 0.0))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grounded_rag import DecodingConfig, InputError
-from grounded_rag.config import QUOTE_THRESHOLD
+from grounded_rag.config import INSIST_THRESHOLD, QUOTE_THRESHOLD
 from grounded_rag.attribution import token_offsets, words
 from grounded_rag.cli import main
 from grounded_rag.types import Document
@@ -201,7 +201,7 @@ def test_a_withheld_answer_gets_a_second_look_that_takes_the_passage_at_its_word
     insisting = SHORT.override(insist_beta=1.0, quote_threshold=QUOTE_THRESHOLD)
     second = decoder.generate(question, docs, config=insisting)
     assert second.insisted and not second.quoted and not second.abstained and "Gauguin" in second.text, second.text
-    assert second.unsupported_answer == plain.unsupported_answer and second.support >= SHORT.support_threshold
+    assert second.unsupported_answer == plain.unsupported_answer and second.support >= INSIST_THRESHOLD
     assert {c.document for c in second.citations} == {1} and second.metadata()["insisted"] is True
     assert "a second look in place of the answer" in second._repr_html_()
     stream = list(decoder.stream_with_result(question, docs, config=insisting))
