@@ -24,8 +24,9 @@ DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when neede
 SUPPORT_THRESHOLD = 0.35
 QUOTE_THRESHOLD = 0.8  # a withheld answer's extractive retry is shown from here: chosen on validation rows
 INSIST_BETA = 1.0  # a withheld answer's second look at the trusted rule's weight; at 2 its answers garble (validation)
-INSIST_THRESHOLD = 0.8  # ... shown from this support: on validation rows the lowest that answers no more unanswerable
-# questions than withholding does (docs/citations.md)
+# a second look is shown from this support: on validation rows the lowest that answers no more unanswerable questions
+# than withholding does (docs/citations.md)
+INSIST_THRESHOLD = 0.8
 
 
 class DecodingConfig(BaseModel):
