@@ -1,5 +1,5 @@
 """One-call LCEL builder: ``{"input" | "question"} -> {..., "context", "answer", "citations", "cited_documents",
-"support", "abstained", "quoted", "trust"}``."""
+"support", "abstained", "quoted", "insisted", "trust"}``."""
 
 from __future__ import annotations
 
@@ -70,8 +70,8 @@ def _recording(config: RunnableConfig | None, recorder: _Grounding) -> RunnableC
 
 
 class _Answer(RunnableSerializable[dict, dict]):
-    """Adds ``answer``, ``citations``, ``cited_documents``, ``support``, ``abstained`` and ``quoted``: grounded
-    prompt -> model, batched across inputs (one batched decode); a fixed notice when nothing was retrieved. A
+    """Adds ``answer``, ``citations``, ``cited_documents``, ``support``, ``abstained``, ``quoted`` and ``insisted``:
+    grounded prompt -> model, batched across inputs (one batched decode); a fixed notice when nothing was retrieved. A
     top-level step, so ``chain.batch`` reaches its batch."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -90,7 +90,7 @@ class _Answer(RunnableSerializable[dict, dict]):
         return {"citations": list(metadata.get("citations") or []),
                 "cited_documents": cited_documents(metadata, context),
                 "support": metadata.get("support"), "abstained": bool(metadata.get("abstained")),
-                "quoted": bool(metadata.get("quoted"))}
+                "quoted": bool(metadata.get("quoted")), "insisted": bool(metadata.get("insisted"))}
 
     def _merge(self, inputs: list[dict], answers: list[Any], todo: list[int], recorders: list[_Grounding]
                ) -> list[dict]:
@@ -175,8 +175,9 @@ def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | Ch
     Takes ``{"input": q}`` or ``{"question": q}`` and returns, besides ``input`` and ``context``: ``answer``;
     ``citations`` (each answer span with the passage span it rests on, as ``GenerationResult.citations``: the
     passage's 1-based place in ``context`` is ``document``); ``cited_documents`` (the ``context`` documents the answer
-    cites); ``support`` (0-1), ``abstained`` (no passage supports an answer: ``answer`` says so) and ``quoted``
-    (``answer`` is a span of a passage in place of a withheld answer: ``quote_threshold``); ``trust``.
+    cites); ``support`` (0-1), ``abstained`` (no passage supports an answer: ``answer`` says so), ``quoted``
+    (``answer`` is a span of a passage in place of a withheld answer: ``quote_threshold``) and ``insisted`` (it was
+    decoded again taking the passages at their word: ``insist_beta``); ``trust``.
     Streams: ``chain.stream(...)`` yields the context, then answer pieces, then the rest. ``chain.batch`` decodes all
     questions in one batched decode. With no documents retrieved the answer is a fixed notice, ``trust`` is 0.0 and
     nothing is cited.

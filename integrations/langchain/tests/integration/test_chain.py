@@ -10,7 +10,7 @@ def test_chain_returns_answer_context_citations_and_trust(retriever, llm):
     chain = create_grounded_rag_chain(retriever, llm)
     out = chain.invoke({"input": QUESTION})
     assert set(out) == {"input", "context", "answer", "citations", "cited_documents", "support", "abstained", "quoted",
-                        "trust"}
+                        "insisted", "trust"}
     assert out["context"][0].id == "tower", "the contradicting passage is the best match"
     scores = [d.metadata["relevance_score"] for d in out["context"]]
     assert scores == sorted(scores, reverse=True) and all(-1 <= s <= 1 for s in scores)
@@ -44,6 +44,20 @@ def test_a_chain_over_passages_that_do_not_answer_says_so(llm):
         {"input": "Who wrote the Linux kernel?"})
     assert out["abstained"] and out["answer"] == llm.decoding.abstention_text
     assert out["citations"] == [] and out["cited_documents"] == [] and out["support"] < llm.decoding.support_threshold
+
+
+def test_a_second_look_at_a_withheld_answer_is_marked(llm):
+    """``insist_beta``: memory's painter is withheld, and the answer decoded again taking the passage at its word is
+    the chain's answer, marked ``insisted``; without it the chain abstains."""
+    store = make_store([Document(page_content="The Starry Night is an oil painting by Paul Gauguin, made in 1889.",
+                                 metadata={"source": "art.txt"}, id="art")])
+    retriever = ScoredRetriever(vectorstore=store, k=1)
+    question = {"input": "Who painted The Starry Night?"}
+    plain = create_grounded_rag_chain(retriever, llm).invoke(question)
+    assert plain["abstained"] and not plain["insisted"]
+    insisting = llm.model_copy(update={"decoding": llm.decoding.model_copy(update={"insist_beta": 1.0})})
+    out = create_grounded_rag_chain(retriever, insisting).invoke(question)
+    assert out["insisted"] and not out["abstained"] and "Gauguin" in out["answer"], out["answer"]
 
 
 def test_model_written_citations_stay_a_second_source(retriever, llm):
