@@ -135,6 +135,9 @@ def test_no_nodes_falls_back_with_zero_trust(llm):
     response = GroundedSynthesizer(llm).synthesize(QUESTION, [])
     assert response.response == NO_DOCUMENTS_ANSWER
     assert response.metadata["trust"] == 0.0 and "fallback" in response.metadata
+    grounded = GroundedSynthesizer(llm).synthesize(QUESTION, [NodeWithScore(node=TextNode(text="a"), score=0.5)])
+    read_by_users = {"trust", "citations", "cited_node_ids", "support", "abstained", "quoted", "insisted"}
+    assert read_by_users <= grounded.metadata.keys() and read_by_users <= response.metadata.keys()
 
 
 def test_bad_nodes_get_clear_errors(llm):

@@ -89,7 +89,7 @@ class GroundedSynthesizer(BaseSynthesizer):
         sources = list(nodes) + list(additional or [])
         if not nodes:
             meta = {"trust": 0.0, "citations": [], "cited_node_ids": [], "support": None, "abstained": False,
-                    "fallback": "no documents retrieved: answer not grounded"}
+                    "quoted": False, "insisted": False, "fallback": "no documents retrieved: answer not grounded"}
             return Response(NO_DOCUMENTS_ANSWER, source_nodes=sources, metadata=meta)
         docs, scores = nodes_to_documents(nodes, self._space)
         call = {"documents": docs, "scores": scores, **self._settings()}
