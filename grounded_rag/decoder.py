@@ -256,6 +256,8 @@ class GroundedDecoder:
         return RowInputs(trust=[r.trust for r in requests], datastores=self.datastores(requests, method),
                          spans=self.spans(requests, config), copies=copies,
                          document_tokens=self.document_tokens(requests, method, copies),
+                         question_tokens=[document_tokens(self.tokenizer, [r.question]) for r in requests]
+                         if "question_tokens" in method.needs else None,
                          trusted=[r.trusted for r in requests])
 
     def datastores(self, requests: Sequence[Request], method: Method) -> list[Datastore] | None:

@@ -55,6 +55,7 @@ class RowInputs:
     datastores: Sequence[Datastore] | None = None  # kNN-LM: each question's passages
     spans: Sequence[DocumentSpans] | None = None  # extractive answers
     document_tokens: Sequence[Collection[int]] | None = None  # the tokens an anchored rule's documents may raise
+    question_tokens: Sequence[Collection[int]] | None = None  # the tokens each question spells
     copies: Sequence[CopyState] | None = None  # which document spans each answer copies (fresh: decoding advances them)
     trusted: Sequence[bool] | None = None  # the caller wrote all the question's documents (Document.trusted)
 
@@ -105,12 +106,14 @@ class Rows:
     copies: list[CopyState] | None
     doc_tokens: torch.Tensor | None  # [n, V] bool
     trusted: torch.Tensor | None  # [n] bool; None: no question's documents are all the caller's
+    question_tokens: torch.Tensor | None = None  # [n, V] bool
 
     @classmethod
     def start(cls, method: Method, inputs: RowInputs, config: DecodingConfig, vocab: int,
               device: torch.device) -> Rows:
         n, needs = len(inputs.trust), method.needs
-        for name, what in (("document_tokens", "set of document tokens"), ("copies", "copy state")):
+        for name, what in (("document_tokens", "set of document tokens"), ("question_tokens", "set of question "
+                           "tokens"), ("copies", "copy state")):
             given = getattr(inputs, name)
             if name in needs and (given is None or len(given) != n):
                 raise ValueError(f"{method.name} needs one {what} per question (GroundedDecoder.row_inputs builds "
@@ -127,6 +130,7 @@ class Rows:
             copies=list(inputs.copies) if "copies" in needs else None,
             doc_tokens=token_masks(inputs.document_tokens, vocab, device) if "document_tokens" in needs else None,
             trusted=None if trusted is None else torch.tensor([bool(t) for t in trusted], device=device),
+            question_tokens=token_masks(inputs.question_tokens, vocab, device) if "question_tokens" in needs else None,
         )
 
     def advance(self, tokens: Sequence[int]) -> None:
@@ -145,6 +149,7 @@ class Rows:
         self.trust = self.trust[list(keep)]
         self.doc_tokens = None if self.doc_tokens is None else self.doc_tokens[list(keep)]
         self.trusted = None if self.trusted is None else self.trusted[list(keep)]
+        self.question_tokens = None if self.question_tokens is None else self.question_tokens[list(keep)]
 
     def inputs(self, lp_full: torch.Tensor, lp_ref: torch.Tensor | None, config: DecodingConfig, begun: bool,
                ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepInputs:
@@ -154,7 +159,7 @@ class Rows:
             lp_full, lp_ref, self.trust, config, begun=begun, doc_tokens=self.doc_tokens,
             words=None if self.copies is None else word_masks(self.copies, vocab, device),
             breaks=None if self.copies is None or pieces is None else word_breaks(self.copies, pieces),
-            ends=ends, trusted=self.trusted, spans=self.spans,
+            ends=ends, trusted=self.trusted, spans=self.spans, question_tokens=self.question_tokens,
         )
 
 
@@ -240,6 +245,7 @@ class StepTail:
         needs, self.method, self.config, self.spans = method.needs, method, config, None
         self.trust = zeros(questions, dtype=torch.float32)
         self.doc_tokens = zeros(questions, vocab) if "document_tokens" in needs else None
+        self.question_tokens = zeros(questions, vocab) if "question_tokens" in needs else None
         self.trusted = zeros(questions) if "trusted" in needs else None  # no row trusted: _trusted changes nothing
         self.words = zeros(questions, vocab) if "copies" in needs else None
         self.inside = zeros(questions) if "copies" in needs and "word_breaks" in needs else None
@@ -262,7 +268,7 @@ class StepTail:
     def load(self, rows: Rows, ends: torch.Tensor | None, pieces: torch.Tensor | None) -> StepTail:
         self.trust.copy_(rows.trust)
         for buffer, value in ((self.doc_tokens, rows.doc_tokens), (self.trusted, rows.trusted), (self.ends, ends),
-                              (self.pieces, pieces)):
+                              (self.pieces, pieces), (self.question_tokens, rows.question_tokens)):
             if buffer is not None:
                 buffer.copy_(value) if value is not None else buffer.zero_()
         return self
@@ -285,7 +291,7 @@ class StepTail:
         return StepInputs(
             lp_full, lp_ref, self.trust, config, begun=begun, doc_tokens=self.doc_tokens, words=self.words,
             breaks=None if self.inside is None else self.inside.unsqueeze(-1) & ~self.pieces,  # type: ignore[operator]
-            ends=ends, trusted=self.trusted, spans=None,
+            ends=ends, trusted=self.trusted, spans=None, question_tokens=self.question_tokens,
         )
 
     def __call__(self, logits: torch.Tensor) -> Step:

@@ -40,7 +40,7 @@ class StepFusion:
 
 Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
 # Per-row inputs a method may need besides the streams' log-probs; the engine builds only those a method names.
-Need = Literal["document_tokens", "copies", "word_breaks", "end_ids", "trusted", "spans"]
+Need = Literal["document_tokens", "question_tokens", "copies", "word_breaks", "end_ids", "trusted", "spans"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class StepInputs:
     config: Any  # the DecodingConfig
     begun: bool = True  # the answer has a token already
     doc_tokens: torch.Tensor | None = None  # [rows, V] bool: tokens the row's documents contain
+    question_tokens: torch.Tensor | None = None  # [rows, V] bool: tokens the row's question contains
     words: torch.Tensor | None = None  # [rows, V] bool: tokens that finish a word the answer copies from a document
     breaks: torch.Tensor | None = None  # [rows, V] bool: tokens that would break off a copied word the answer is inside
     ends: torch.Tensor | None = None  # [V] bool: the tokens that end an answer

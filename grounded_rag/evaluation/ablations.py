@@ -78,7 +78,28 @@ MEMORY_VETO = PostStep("memory_veto", memory_veto, frozenset({"document_tokens"}
 MEMORY_VETO_EVERY_STEP = PostStep("memory_veto_every_step", partial(memory_veto, every_step=True),
                                   frozenset({"document_tokens", "end_ids"}))
 
+def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
+    """Once the answer has begun, the step is the full stream's where it restates the question: the full stream's top
+    token is also the question-only stream's, spells part of the question and is in the documents. The evidence
+    term cannot credit the documents with a word the question already predicts (PMI(y; D | x) ~ 0 or below), so it
+    lifts another passage's entity over the question's own: over three project paragraphs, "Who leads Project
+    Juniper?" became "Project Kestrel is ..." after "Project" (the full stream's " Jun" lost to " K", which the
+    question-only stream rules out). The first token is left to the contrasts (an answer that opens by restating
+    gives memory its chance later)."""
+    if not x.begun or x.question_tokens is None or x.doc_tokens is None or fused.reference is None:
+        return fused
+    top = x.lp_full.argmax(dim=-1, keepdim=True)
+    echo = ((top == fused.reference.argmax(dim=-1, keepdim=True)) & x.question_tokens.gather(-1, top)
+            & x.doc_tokens.gather(-1, top))  # [rows, 1]
+    return replace(fused, log_q=torch.where(echo, x.lp_full, fused.log_q))
+
+
+QUESTION_ECHO = PostStep("question_echo", question_echo, frozenset({"document_tokens", "question_tokens"}))
+
 ABLATIONS: tuple[Method, ...] = (
+    replace(CONTRAST, name="pmi_words_echo", post=(QUESTION_ECHO, *CONTRAST.post),
+            description="the default, except that a step restating the question (both streams' top token, a word of "
+            "the question the documents contain) is the full stream's (research: entity substitution)"),
     replace(CONTRAST, name="pmi_words_memory_veto", post=(MEMORY_VETO, *CONTRAST.post),
             description="the default plus a veto: the answer's first token may not be memory's own answer where no "
             "document contains it (research: counterfactuals about facts the model knows)"),

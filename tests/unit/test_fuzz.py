@@ -113,6 +113,9 @@ def test_no_method_ever_fuses_to_nan(method, config, seed, rows, vocab, scale, m
     if "document_tokens" in needs:  # a random set of document tokens per row, sometimes none at all
         g = torch.Generator().manual_seed(seed)
         kwargs["doc_tokens"] = torch.rand(rows, vocab, generator=g) < masked
+    if "question_tokens" in needs:  # a random set of the question's tokens per row
+        g = torch.Generator().manual_seed(seed + 3)
+        kwargs["question_tokens"] = torch.rand(rows, vocab, generator=g) < masked
     if "copies" in needs:  # a random set of copied-word continuations per row
         g = torch.Generator().manual_seed(seed + 7)
         kwargs["words"] = torch.rand(rows, vocab, generator=g) < masked
@@ -161,7 +164,7 @@ def test_no_rule_reads_a_setting_the_graph_key_leaves_out(method):
                  else logp(rows, vocab, 9, 3.0, 0.3))
     masks = {"doc_tokens": torch.rand(rows, vocab) < 0.5, "words": torch.rand(rows, vocab) < 0.3,
              "breaks": torch.rand(rows, vocab) < 0.3, "ends": torch.arange(vocab) == 0,
-             "trusted": torch.tensor([True, False])}
+             "trusted": torch.tensor([True, False]), "question_tokens": torch.rand(rows, vocab) < 0.5}
     for begun in (False, True):
         m.step(StepInputs(logp(rows, vocab, 1, 3.0, 0.3), reference, torch.tensor([0.2, 0.9]),
                           _RuleSettings(DecodingConfig()), begun=begun, **masks))
