@@ -78,9 +78,11 @@ MEMORY_VETO = PostStep("memory_veto", memory_veto, frozenset({"document_tokens"}
 MEMORY_VETO_EVERY_STEP = PostStep("memory_veto_every_step", partial(memory_veto, every_step=True),
                                   frozenset({"document_tokens", "end_ids"}))
 
+
 def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
     """Once the answer has begun, the step is the full stream's where it restates the question: the full stream's top
-    token is also the question-only stream's, spells part of the question and is in the documents. The evidence
+    token is also the question-only stream's, is one of the question's tokens (any: "the", "?" too; where both
+    streams agree on those the contrasts rarely move them) and is in the documents. The evidence
     term cannot credit the documents with a word the question already predicts (PMI(y; D | x) ~ 0 or below), so it
     lifts another passage's entity over the question's own: over three project paragraphs, "Who leads Project
     Juniper?" became "Project Kestrel is ..." after "Project" (the full stream's " Jun" lost to " K", which the

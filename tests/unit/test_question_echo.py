@@ -16,7 +16,8 @@ def _step(full, question_only, in_question, in_docs, begun=True):
     x = StepInputs(lp_full, None, torch.ones(len(full)), DecodingConfig(), begun=begun,
                    doc_tokens=torch.tensor(in_docs), question_tokens=torch.tensor(in_question))
     contrast = torch.tensor([[0.001, 0.998, 0.001]] * len(full)).log()  # the evidence term lifted the other entity
-    return StepFusion(contrast, None, torch.zeros(len(full)), torch.zeros(len(full)), torch.tensor(question_only).log()), x
+    rows = len(full)
+    return StepFusion(contrast, None, torch.zeros(rows), torch.zeros(rows), torch.tensor(question_only).log()), x
 
 
 def test_a_step_restating_the_question_is_the_full_streams():
