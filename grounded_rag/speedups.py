@@ -1,17 +1,12 @@
-"""Two decode-time speedups for small batches, measured by ``grounded-rag bench``.
+"""A decode-time speedup for small batches, measured by ``grounded-rag bench``.
 
-1. ``ReservedLayer``: a KV-cache layer with spare capacity. transformers' ``DynamicLayer``
-   re-concatenates the whole cache every step (a copy that grows with the prompt and doubles with
-   two streams); this layer writes the new step into reserved room and returns views.
-2. ``small_batch_linears``: on CPU, MKL runs ``x @ W.T`` for 2-16 rows through a GEMM path that is
-   ~3.5x slower than ``(W @ x.T).T`` for the 49k-row vocabulary projection (and ~1.4x for the
-   576-wide layers at 2-4 rows), which made the second stream cost almost a full extra decode.
-   Results are identical up to float rounding.
+``ReservedLayer``: a KV-cache layer with spare capacity. transformers' ``DynamicLayer`` re-concatenates the whole
+cache every step (a copy that grows with the prompt and doubles with two streams); this layer writes the new step into
+reserved room and returns views. (A second one, routing 2-16-row matmuls through ``(W @ x.T).T``, was faster than
+``F.linear`` on older torch CPU builds and is slower on current ones: ``F.linear`` it is; docs/results.md, "Speed".)
 """
 
 from __future__ import annotations
-
-import types
 
 import torch
 from transformers import DynamicCache, PreTrainedModel
@@ -82,23 +77,3 @@ def make_cache(model: PreTrainedModel, reserve: int) -> DynamicCache:
     cache = DynamicCache(config=model.config)
     cache.layers = [ReservedLayer(reserve) if type(layer) is DynamicLayer else layer for layer in cache.layers]
     return cache
-
-
-def _small_batch_forward(self: torch.nn.Linear, x: torch.Tensor) -> torch.Tensor:
-    flat = x.reshape(-1, x.shape[-1])
-    if self._small_rows[0] <= flat.shape[0] <= self._small_rows[1]:
-        out = (self.weight @ flat.t()).t()
-        if self.bias is not None:
-            out = out + self.bias
-        return out.reshape(*x.shape[:-1], -1)
-    return torch.nn.functional.linear(x, self.weight, self.bias)
-
-
-def small_batch_linears(model: PreTrainedModel) -> None:
-    """On CPU, route small-row matmuls through the faster layout (in place): the vocabulary
-    projection for 2-16 rows, every other linear layer for 2-4 rows (measured crossovers)."""
-    head = model.get_output_embeddings()
-    for module in model.modules():
-        if isinstance(module, torch.nn.Linear) and module.weight.device.type == "cpu":
-            module._small_rows = (2, 16) if module is head else (2, 4)
-            module.forward = types.MethodType(_small_batch_forward, module)
