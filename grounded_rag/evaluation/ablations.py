@@ -82,9 +82,9 @@ MEMORY_VETO_EVERY_STEP = PostStep("memory_veto_every_step", partial(memory_veto,
 def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
     """Once the answer has begun, the step is the full stream's where it restates the question: the full stream's top
     token is also the question-only stream's, is one of the question's tokens (any: "the", "?" too; where both
-    streams agree on those the contrasts rarely move them) and is in the documents. The evidence
-    term cannot credit the documents with a word the question already predicts (PMI(y; D | x) ~ 0 or below), so it
-    lifts another passage's entity over the question's own: over three project paragraphs, "Who leads Project
+    streams agree on those the contrasts rarely move them) and is in the documents. The evidence term cannot credit
+    the documents with a word the question already predicts (PMI(y; D | x) ~ 0 or below), so it lifts another
+    passage's entity over the question's own: over three project paragraphs, "Who leads Project
     Juniper?" became "Project Kestrel is ..." after "Project" (the full stream's " Jun" lost to " K", which the
     question-only stream rules out). The first token is left to the contrasts (an answer that opens by restating
     gives memory its chance later)."""
@@ -100,7 +100,7 @@ QUESTION_ECHO = PostStep("question_echo", question_echo, frozenset({"document_to
 
 ABLATIONS: tuple[Method, ...] = (
     replace(CONTRAST, name="pmi_words_echo", post=(QUESTION_ECHO, *CONTRAST.post),
-            description="the default, except that a step restating the question (both streams' top token, a word of "
+            description="the default, except that a step restating the question (both streams' top token, a token of "
             "the question the documents contain) is the full stream's (research: entity substitution)"),
     replace(CONTRAST, name="pmi_words_memory_veto", post=(MEMORY_VETO, *CONTRAST.post),
             description="the default plus a veto: the answer's first token may not be memory's own answer where no "
