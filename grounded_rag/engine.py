@@ -112,8 +112,9 @@ class Rows:
     def start(cls, method: Method, inputs: RowInputs, config: DecodingConfig, vocab: int,
               device: torch.device) -> Rows:
         n, needs = len(inputs.trust), method.needs
-        for name, what in (("document_tokens", "set of document tokens"), ("question_tokens", "set of question "
-                           "tokens"), ("copies", "copy state")):
+        per_question = (("document_tokens", "set of document tokens"), ("question_tokens", "set of question tokens"),
+                        ("copies", "copy state"))
+        for name, what in per_question:
             given = getattr(inputs, name)
             if name in needs and (given is None or len(given) != n):
                 raise ValueError(f"{method.name} needs one {what} per question (GroundedDecoder.row_inputs builds "
