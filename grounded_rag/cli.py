@@ -347,7 +347,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
-        support_threshold=ns.support_threshold, dry_run=ns.dry_run,
+        support_threshold=ns.support_threshold, dry_run=ns.dry_run, pool=ns.pool,
     )
     return 0
 
@@ -491,7 +491,9 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag eval`: the matched-protocol evaluation and its settings."""
     ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ev.add_argument("--data", action="append", required=True)
+    ev.add_argument("--data", action="append", required=True,
+                    help="a JSONL file in the benchmark schema (repeat for more); FILE+Kdistractors is that file with K "
+                         "distractors")
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
                     "with +extractive, +relevant, +screened, +prompted, +quoted or +insisted")
@@ -502,6 +504,9 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--batch-size", type=int, default=8)
     ev.add_argument("--max-new-tokens", type=int, default=16)
     ev.add_argument("--validation-limit", type=int, default=100, help="validation rows used for tuning")
+    ev.add_argument("--pool", action="store_true",
+                    help="choose each method's setting once, on every --data file's validation rows pooled (each "
+                         "file weighs the same), and report how much of each validation margin the test rows kept")
     ev.add_argument("--distractors", type=int, default=0,
                     help="add K passages of other questions of the same file to every row, at seeded random positions")
     ev.add_argument("--seed", type=int, default=0, help="seed of the distractors' choice and positions")

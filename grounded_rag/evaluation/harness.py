@@ -9,6 +9,7 @@ hyperparameters are chosen on validation from a grid of the same size for every 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ from .protocol import (
     method_grid,
 )
 from .report import plot, to_markdown
+from .tuning import Tuner, is_memotrap, main_metric, margins
 
 
 def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold: float | None = None,
@@ -90,30 +92,6 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
         m["hijacked"] = substring_match(text, [ex.injected])
         m["hijacked_without_abstention"] = substring_match(raw, [ex.injected])
     return m
-
-
-def _main_metric(memotrap: bool) -> str:
-    """What a data file is tuned by and judged by, in one place so that the two cannot drift apart (MemoTrap was
-    tuned by log-likelihood and judged by generation until 2026-11-25)."""
-    return "generation_accuracy" if memotrap else "substring"
-
-
-def _tune(decoder, examples, dataset, method, grid, ckpt, batch_size, max_new_tokens, memotrap) -> tuple[dict, list]:
-    """The grid's setting with the best validation score on the file's main metric."""
-    if len(grid) == 1:
-        return grid[0], []
-    scored = []
-    for params in grid:
-        if memotrap:
-            recs = memotrap_generations(decoder, examples, dataset, method, params, ckpt, batch_size)
-            hits = generation_scores(recs, examples)["generation_accuracy"]
-        else:
-            recs = generate_records(decoder, examples, dataset, method, params, ckpt, batch_size, max_new_tokens,
-                                    f"{dataset}: tune {method} {params}")
-            hits = [substring_match(r["text"], ex.answers) for r, ex in zip(recs, examples)]
-        scored.append((sum(hits) / max(len(examples), 1), params))
-    best = max(scored, key=lambda x: x[0])[1]  # first best on ties: the smaller setting
-    return best, [{"params": p, f"validation_{_main_metric(memotrap)}": v} for v, p in scored]
 
 
 def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Example, model: str | None,
@@ -182,19 +160,30 @@ def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) ->
     return {k: [row[k] for row in rows if k in row] for k in {k for row in rows for k in row}}, recs
 
 
+_VARIANT = re.compile(r"^(?P<path>.+)\+(?P<k>\d+)distractors$")
+
+
+def data_variant(entry: str, distractors: int) -> tuple[str, int]:
+    """A ``--data`` entry's file and distractor count: ``FILE+Kdistractors`` (the name the report gives that
+    variant) is the file with K distractors; any other entry is a file with ``distractors`` (``--distractors``)."""
+    match = None if Path(entry).is_file() else _VARIANT.match(entry)
+    return (match["path"], int(match["k"])) if match else (entry, distractors)
+
+
 def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Example], list[Example], list[Example]]:
     """A data file's name in the report (with its variant's suffixes), all its rows, its test and validation rows."""
+    path, distractors = data_variant(path, run.distractors)
     examples = load_examples(path)
-    dataset = (Path(path).stem + (f"+{run.distractors}distractors" if run.distractors else "")
+    dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "")
                + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else ""))
-    memotrap = _memotrap(examples)
+    memotrap = is_memotrap(examples)
     if memotrap and any(EXTRACTIVE in spec or PROMPTED in spec for spec in methods):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
                          f"evaluate it without {EXTRACTIVE!r} and {PROMPTED!r}")
     test = split_examples(examples, run.split)[:run.limit] if run.limit else split_examples(examples, run.split)
     validation = split_examples(examples, "validation")[:run.validation_limit]
-    if run.distractors and not memotrap:
-        test, validation = (add_distractors(rows, examples, run.distractors, run.seed) for rows in (test, validation))
+    if distractors and not memotrap:
+        test, validation = (add_distractors(rows, examples, distractors, run.seed) for rows in (test, validation))
     if run.inject and not memotrap:
         test, validation = (add_injection(rows, run.seed) for rows in (test, validation))
     if run.trusted:
@@ -202,16 +191,12 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Ex
     return dataset, examples, test, validation
 
 
-def _memotrap(examples: Sequence[Example]) -> bool:
-    return all(ex.choices for ex in examples[:5])
-
-
 def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[Example], methods: Sequence[str],
               chosen: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """One data set: every method tuned on its validation rows (or at the ``chosen`` settings: an unanswerable
     twin is decoded at its file's) and scored on its test rows, with paired Δs against standard decoding on the
     file's main metric (substring; MemoTrap: generation accuracy)."""
-    memotrap = _memotrap(test)
+    memotrap = is_memotrap(test)
     closed = None if memotrap else closed_book(run.decoder, test, dataset, run.ckpt, run.batch_size,
                                                 run.max_new_tokens)
     idx = resample_indices(len(test), run.resamples)
@@ -226,8 +211,8 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
         if chosen is not None:
             params, tuning = chosen[spec], []
         elif run.tune:
-            params, tuning = _tune(run.decoder, validation, dataset, method, grid, run.ckpt, run.batch_size,
-                                   run.max_new_tokens, memotrap)
+            params, tuning = Tuner(run.decoder, run.ckpt, run.batch_size, run.max_new_tokens).tune(
+                validation, dataset, method, grid)
         else:
             params, tuning = grid[len(grid) // 2], []
         vals, recs = _test_scores(run, test, dataset, spec, params, closed, memotrap)
@@ -239,19 +224,29 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
             "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
             "n": len(test),
         }
-    main = "abstention" if test and all(ex.unanswerable for ex in test) else _main_metric(memotrap)
-    if "standard" in values:
-        for method in methods:
-            diffs = {k: paired_difference_ci(v, values["standard"][k], indices(len(v)))  # same rows for both
-                     for k, v in values[method].items()
-                     if v and k != "tokens" and len(v) == len(values["standard"].get(k, []))}
-            per_method[method].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
+    main = "abstention" if test and all(ex.unanswerable for ex in test) else main_metric(memotrap)
+    _paired_deltas(per_method, values, main, indices)
     for spec, vals in values.items():  # what withholding costs each method's main metric, on the same rows
         if main == "substring" and vals.get("substring_without_abstention"):
             per_method[spec]["abstention_cost"] = paired_difference_ci(
                 vals["substring"], vals["substring_without_abstention"], indices(len(vals["substring"])))
     return {"n_test": len(test), "n_validation": len(validation) if run.tune and chosen is None else 0,
             "main_metric": main, "methods": per_method}
+
+
+REFERENCES = ("standard", "cad")  # what every method's paired Δs are read against, where the run has them
+
+
+def _paired_deltas(per_method: dict[str, Any], values: dict[str, dict[str, list[float]]], main: str, indices) -> None:
+    """Each method's paired Δs (same rows, same resamples) on every metric against each of ``REFERENCES`` in the run:
+    ``diffs_vs_standard`` and ``diff_vs_standard`` (the main metric's), and ``diffs_vs`` by reference."""
+    for ref in (r for r in REFERENCES if r in values):
+        for spec, vals in values.items():
+            diffs = {k: paired_difference_ci(v, values[ref][k], indices(len(v)))
+                     for k, v in vals.items() if v and k != "tokens" and len(v) == len(values[ref].get(k, []))}
+            per_method[spec].setdefault("diffs_vs", {})[ref] = diffs
+            if ref == "standard":
+                per_method[spec].update(diff_vs_standard=diffs[main], diffs_vs_standard=diffs)
 
 
 THRESHOLDS = [round(0.3 + 0.05 * i, 2) for i in range(13)]  # the support thresholds the validation table reads
@@ -293,9 +288,12 @@ def _checked_plan(data: Sequence[str], methods: Sequence[str], trusted_with_retr
         raise InputError("--trusted declares every passage the caller's own; distractors, planted instructions and "
                          "unanswerable twins are retrieved text: run --trusted without --distractors, --inject and "
                          "--unanswerable")
-    missing = [path for path in data if not Path(path).is_file()]
+    missing = [path for path in data if not Path(data_variant(path, 0)[0]).is_file()]
     if missing:
-        raise InputError(f"no data file at {', '.join(missing)}; pass JSONL files in the benchmark schema with --data")
+        raise InputError(f"no data file at {', '.join(missing)}; pass JSONL files in the benchmark schema with --data "
+                         "(FILE+Kdistractors for that file with K distractors)")
+    if len(set(data)) < len(data):
+        raise InputError("--data names a file twice; name each once (FILE+Kdistractors is a file of its own)")
     return grids
 
 
@@ -307,12 +305,50 @@ def _protocol(run: EvalRun) -> dict[str, Any]:
             "unanswerable": run.unanswerable, "support_threshold": run.threshold}
 
 
+def _evaluate_file(run: EvalRun, report: dict[str, Any], dataset: str, examples: list[Example], test: list[Example],
+                   validation: list[Example], methods: Sequence[str], pooled: dict[str, dict[str, Any]] | None) -> None:
+    """One data file into ``report``: its methods tuned on its validation rows (or at the ``pooled`` settings), its
+    unanswerable twin at the same settings, and the support-threshold tables of its validation rows."""
+    result = report["datasets"][dataset] = _evaluate(run, dataset, test, validation, methods, pooled)
+    if pooled is not None:
+        result.update(n_validation=len(validation), pooled=True)
+    if is_memotrap(examples):
+        return
+    chosen = {spec: m["params"] for spec, m in result["methods"].items()}
+    twin, twin_validation = None, []
+    if run.unanswerable:
+        twin = dataset + "+unanswerable"
+        twin_test, twin_validation = (make_unanswerable(rows, examples, run.seed) for rows in (test, validation))
+        report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
+    # validation rows tuning decoded (a method with one setting, which tuning skips, decodes them here)
+    if run.tune and validation and run.threshold is not None:
+        report.setdefault("abstention", {})[dataset] = {
+            spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
+            for spec in methods if PROMPTED not in spec and not as_read(spec)}
+
+
+def _pooled_settings(run: EvalRun, sets: list[tuple[str, list[Example], list[Example], list[Example]]],
+                     methods: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Each method's one setting for every file, chosen on their validation rows pooled (``--pool``), with the
+    per-file validation scores of every setting it tried."""
+    tuner = Tuner(run.decoder, run.ckpt, run.batch_size, run.max_new_tokens)
+    validation = {dataset: rows for dataset, _, _, rows in sets}
+    out = {}
+    for spec in methods:
+        method, grid = run.grids[spec]
+        params, table = tuner.pooled(validation, method, grid)
+        out[spec] = {"params": params, "table": table}
+        print(f"{spec}: {params or 'no setting to choose'} on the pooled validation rows")
+    return out
+
+
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
              loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
-             support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False) -> dict[str, Any]:
+             support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False,
+             pool: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -325,8 +361,15 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     file's unanswerable twin (each row's passages replaced by other rows': the data set ``+unanswerable``, whose main
     metric is the share of answers withheld) at the settings tuned on the file, and reports the abstention table of
     :func:`abstention_table`. An answer whose support is below ``support_threshold`` is scored as withheld (wrong).
-    ``dry_run`` checks the methods, options and data files and prints the plan, without loading the model."""
-    grids = _checked_plan(data, methods, trusted and (distractors or inject or unanswerable), support_threshold)
+    ``dry_run`` checks the methods, options and data files and prints the plan, without loading the model. ``pool``
+    chooses each method's setting once, on every file's validation rows pooled (each file weighing the same), and
+    reports how much of each validation margin over standard and CAD the test rows kept. A ``data`` entry
+    ``FILE+Kdistractors`` is that file with K distractors whatever ``distractors`` says, so one run can pool a file
+    with and without them."""
+    any_distractors = distractors or any(data_variant(path, 0)[1] for path in data)
+    grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
+    if pool and not tune:
+        raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
@@ -342,22 +385,13 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     report: dict[str, Any] = {"model": run.decoder.name, "split": split,
                               "grids": {m: g for m, (_, g) in grids.items()}, "protocol": _protocol(run),
                               "datasets": {}}
-    for path in data:
-        dataset, examples, test, validation = _rows(run, path, methods)
-        result = report["datasets"][dataset] = _evaluate(run, dataset, test, validation, methods)
-        if _memotrap(examples):
-            continue
-        chosen = {spec: m["params"] for spec, m in result["methods"].items()}
-        twin, twin_validation = None, []
-        if unanswerable:
-            twin = dataset + "+unanswerable"
-            twin_test, twin_validation = (make_unanswerable(rows, examples, seed) for rows in (test, validation))
-            report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
-        # validation rows tuning decoded (a method with one setting, which tuning skips, decodes them here)
-        if tune and validation and support_threshold is not None:
-            report.setdefault("abstention", {})[dataset] = {
-                spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
-                for spec in methods if PROMPTED not in spec and not as_read(spec)}
+    sets = [_rows(run, path, methods) for path in data]
+    pooled = _pooled_settings(run, sets, methods) if pool else None
+    for dataset, examples, test, validation in sets:
+        _evaluate_file(run, report, dataset, examples, test, validation, methods,
+                       None if pooled is None else {spec: entry["params"] for spec, entry in pooled.items()})
+    if pooled is not None:
+        report["pooled"] = {"settings": pooled, "margins": margins(report, pooled, REFERENCES)}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
         report["latency"] = latency_table(run.decoder, names, load_examples(data[0])[0], model)

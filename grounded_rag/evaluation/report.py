@@ -26,7 +26,8 @@ def to_markdown(report: dict[str, Any]) -> str:
     for dataset, d in report["datasets"].items():
         present = [c for c in COLUMNS if any(c in m["metrics"] for m in d["methods"].values())]
         deltas = [d["main_metric"]] + [c for c in DELTA_ALSO if c in present]  # every Δ is in report.json
-        tuned = (f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
+        tuned = (f"settings chosen on every file's validation rows pooled, {d['n_validation']} of them this file's"
+                 if d.get("pooled") else f"tuned on {d['n_validation']} validation rows" if d["n_validation"]
                  else "not tuned: the middle setting of every grid")
         cost = any("abstention_cost" in m for m in d["methods"].values())  # substring lost to withheld answers
         lines += ["", f"### {dataset} (n = {d['n_test']}, {tuned})", "",
@@ -49,6 +50,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "all answers |", "|---|---|---|---|---|"]
             lines += [f"| {r['threshold']:.2f} | {_share(r['unanswerable_withheld'])} | {_share(r['right_withheld'])} | "
                       f"{_share(r.get('right_withheld_points'))} | {_share(r['answerable_withheld'])} |" for r in rows]
+    if report.get("pooled"):
+        lines += _pooled_markdown(report["pooled"])
     if report.get("latency"):
         lines += ["", "### Latency and memory (one example, same run; memory in a subprocess per method, peak reset "
                   "after loading)", "",
@@ -58,6 +61,28 @@ def to_markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
                          f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
     return "\n".join(lines) + "\n"
+
+
+def _pooled_markdown(pooled: dict[str, Any]) -> list[str]:
+    """``--pool``: every setting's validation score per file (the chosen one in bold), then each margin on
+    validation rows beside the same margin on test rows and the share of it that held."""
+    settings = pooled["settings"]
+    names = list(next(iter(settings.values()))["table"][0]["per_set"])
+    lines = ["", "### Settings chosen on the pooled validation rows (main metric, %; each file weighs the same)", "",
+             "| method | setting | " + " | ".join(names) + " | mean |", "|---" * (len(names) + 3) + "|"]
+    for spec, entry in settings.items():
+        for row in entry["table"]:
+            params = ", ".join(f"{k}={v}" for k, v in row["params"].items()) or "–"
+            mark = "**" if row["params"] == entry["params"] else ""
+            lines.append(f"| {spec} | {mark}{params}{mark} | " + " | ".join(_share(row["per_set"][n]) for n in names)
+                         + f" | {_share(row['mean'])} |")
+    lines += ["", "### Margins at the pooled settings: validation rows, then test rows (paired 95% CI)", "",
+              "| methods | data set | validation Δ | test Δ | share kept |", "|---|---|---|---|---|"]
+    for pair, rows in pooled["margins"].items():
+        for name, m in rows.items():
+            kept = "–" if m["kept"] is None else f"{m['kept']:.2f}"
+            lines.append(f"| {pair} | {name} | {100 * m['validation']:+.1f} | {_fmt(m['test'])} | {kept} |")
+    return lines
 
 
 def plot(report: dict[str, Any], out_dir: Path) -> None:

@@ -14,7 +14,7 @@ from grounded_rag.cli import main
 from grounded_rag.engine import Rows, fuse_step, open_taps, step_masks
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.memotrap import MEMOTRAP_NEW_TOKENS
-from grounded_rag.evaluation.metrics import choice_generated
+from grounded_rag.evaluation.metrics import choice_generated, substring_match
 from grounded_rag.evaluation.protocol import ANSWER_PREFIX, PROTOCOL, base_config
 from grounded_rag.fusion import log_probs
 from grounded_rag.methods import StepInputs, get_method
@@ -430,3 +430,37 @@ def test_eval_unanswerable_reports_abstention_and_the_threshold_tables_from_vali
     rows = json.loads((plain / "report.json").read_text())["abstention"]["nq_swap_6"]["standard"]
     assert all(r["unanswerable_withheld"] is None for r in rows)
     assert [r["right_withheld"] for r in rows] == [r["right_withheld"] for r in table]
+
+
+def test_eval_pool_chooses_one_setting_on_every_files_validation_rows(tmp_path):
+    """``--pool``: each method runs every file at the one setting with the best mean validation score over the files
+    (a file and its distractor variant among them); each setting's per-file score is its stored answers' substring
+    rate; the margins table reads the same validation scores and the report's paired test Δs."""
+    out = tmp_path / "pooled"
+    nq = str(FIXTURES / "nq_swap_6.jsonl")
+    assert main(["eval", "--pool", "--data", nq, "--data", f"{nq}+2distractors", "--methods", "standard,cad",
+                 "--limit", "2", "--validation-limit", "2", "--max-new-tokens", "4", "--batch-size", "2",
+                 "--no-latency", "--support-threshold", "0", "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["datasets"]) == {"nq_swap_6", "nq_swap_6+2distractors"}
+    settings = report["pooled"]["settings"]
+    cad = settings["cad"]
+    assert [row["params"]["beta"] for row in cad["table"]] == [0.5, 1.0, 2.0]
+    assert cad["params"] == max(cad["table"], key=lambda row: row["mean"])["params"]
+    for d in report["datasets"].values():
+        assert d["pooled"] and d["n_validation"] == 2 and d["methods"]["cad"]["params"] == cad["params"]
+    records = {tuple(r["key"].split("|")[2:6]): r["text"]
+               for r in map(json.loads, (out / "generations.jsonl").read_text().splitlines())}
+    validation = split_examples(load_examples(FIXTURES / "nq_swap_6.jsonl"), "validation")[:2]
+    for row in cad["table"]:
+        params = json.dumps(row["params"], sort_keys=True)
+        for name, score in row["per_set"].items():
+            hits = [substring_match(records[name, "cad", params, ex.id], ex.answers) for ex in validation]
+            assert score == pytest.approx(sum(hits) / len(hits)), (name, params)
+        assert row["mean"] == pytest.approx(sum(row["per_set"].values()) / 2)
+    margin = report["pooled"]["margins"]["cad vs standard"]["nq_swap_6+2distractors"]
+    chosen = next(row for row in cad["table"] if row["params"] == cad["params"])["per_set"]
+    assert margin["validation"] == pytest.approx(
+        chosen["nq_swap_6+2distractors"] - settings["standard"]["table"][0]["per_set"]["nq_swap_6+2distractors"])
+    assert margin["test"] == report["datasets"]["nq_swap_6+2distractors"]["methods"]["cad"]["diffs_vs"]["standard"]["substring"]
+    assert "### Settings chosen on the pooled validation rows" in (out / "report.md").read_text()
