@@ -373,7 +373,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
-              + f" into {out}")
+              + (", each setting chosen once on every file's validation rows pooled" if pool else "") + f" into {out}")
         return {}
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ def test_a_data_entry_names_its_distractors_and_a_real_file_is_never_read_as_one
 def test_pool_refusals_come_before_anything_loads(capsys):
     base = ["eval", "--data", str(DATA), "--data", f"{DATA}+2distractors", "--methods", "standard,cad", "--dry-run"]
     assert main([*base, "--pool"]) == 0
+    assert "each setting chosen once on every file's validation rows pooled" in capsys.readouterr().out
     assert main([*base, "--pool", "--no-tune"]) == 2
     assert "--pool chooses every method's setting on the pooled validation rows; drop --no-tune" in capsys.readouterr().err
     assert main([*base, "--data", str(DATA)]) == 2
