@@ -28,6 +28,7 @@ from ..methods import (
     StepInputs,
     arithmetic_rule,
     barycenter,
+    plausible_head,
     register_ablation,
 )
 
@@ -79,6 +80,33 @@ MEMORY_VETO_EVERY_STEP = PostStep("memory_veto_every_step", partial(memory_veto,
                                   frozenset({"document_tokens", "end_ids"}))
 
 
+def memory_swap(fused: StepFusion, x: StepInputs, weight: float = 2.0, floor: float = 1e-3,
+                evidence: float = 1.0) -> StepFusion:
+    """At the answer's first token, where memory would speak (``memory_veto``'s case: the full and the question-only
+    stream put first a token no document contains), the documents' token the evidence favours most: among the
+    documents' tokens that the full stream gives at least ``floor`` times its top probability and that the documents
+    make likelier (PMI(y; D | x) > ``evidence`` nats), the argmax of log p_full + ``weight`` PMI(y; D | x). Vetoing
+    memory's token left the full stream's next guess, not the document's answer: beside a counterfactual the
+    document's token is far below memory's in the full stream, and the contrast favours it but at the default's
+    weight cannot lift it, nor can the plausibility head admit it (docs/results.md, "What it would take"). A larger
+    weight and a wider head, at this one token only; without the evidence floor the swap takes words the passages
+    barely move ("The"), and memory comes back after them."""
+    if x.begun or x.doc_tokens is None or fused.reference is None:
+        return fused
+    top = x.lp_full.argmax(dim=-1, keepdim=True)
+    memory = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
+    if not bool(memory.any()):
+        return fused
+    pmi = x.lp_full - fused.reference
+    head = plausible_head(x.lp_full, floor) & x.doc_tokens & torch.isfinite(fused.reference) & (pmi > evidence)
+    scores = (x.lp_full + weight * pmi).masked_fill(~head, -math.inf)
+    swap = memory & head.any(dim=-1, keepdim=True)  # no document token in reach: the fused step stands
+    return replace(fused, log_q=torch.where(swap, torch.log_softmax(scores, dim=-1), fused.log_q))
+
+
+MEMORY_SWAP = PostStep("memory_swap", memory_swap, frozenset({"document_tokens"}))
+
+
 def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
     """Once the answer has begun, the step is the full stream's where it restates the question: the full stream's top
     token is also the question-only stream's, is one of the question's tokens (any: "the", "?" too; where both
@@ -105,6 +133,10 @@ ABLATIONS: tuple[Method, ...] = (
     replace(CONTRAST, name="pmi_words_memory_veto", post=(MEMORY_VETO, *CONTRAST.post),
             description="the default plus a veto: the answer's first token may not be memory's own answer where no "
             "document contains it (research: counterfactuals about facts the model knows)"),
+    replace(CONTRAST, name="pmi_words_memory_swap", post=(MEMORY_SWAP, *CONTRAST.post),
+            description="the default, except that where the answer's first token would be memory's own answer and no "
+            "document contains it, it is the documents' token the evidence favours most, at a weight of 2 over a "
+            "wide head (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
             description="the default plus the memory veto at every token, not only the first (research: "
             "counterfactuals about facts the model knows)"),
