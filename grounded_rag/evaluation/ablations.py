@@ -51,6 +51,13 @@ class EveryRowTrusted:
         return self.rule(replace(x, trusted=torch.ones_like(x.trust, dtype=torch.bool)))
 
 
+def _memory_speaks(fused: StepFusion, x: StepInputs) -> tuple[torch.Tensor, torch.Tensor]:
+    """The full stream's top token per row ([rows, 1]) and where it is memory's answer ([rows, 1] bool): the
+    question-only stream (``fused.reference``) puts the same token first, and no document contains it."""
+    top = x.lp_full.argmax(dim=-1, keepdim=True)
+    return top, (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)
+
+
 def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> StepFusion:
     """At the answer's first token (``every_step``: at every token), the token memory would say is ruled out where no
     document contains it: the full stream's top token, when the question-only stream (``fused.reference``) has the
@@ -62,8 +69,7 @@ def memory_veto(fused: StepFusion, x: StepInputs, every_step: bool = False) -> S
     speak."""
     if (x.begun and not every_step) or x.doc_tokens is None or fused.reference is None:
         return fused
-    top = x.lp_full.argmax(dim=-1, keepdim=True)
-    veto = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
+    top, veto = _memory_speaks(fused, x)
     if every_step and x.ends is not None:
         veto &= ~x.ends[top]  # ending the answer is no claim from memory
     if not every_step and not bool(veto.any()):  # every_step runs in a captured step: no host sync there
@@ -93,8 +99,7 @@ def memory_swap(fused: StepFusion, x: StepInputs, weight: float = 2.0, floor: fl
     barely move ("The"), and memory comes back after them."""
     if x.begun or x.doc_tokens is None or fused.reference is None:
         return fused
-    top = x.lp_full.argmax(dim=-1, keepdim=True)
-    memory = (top == fused.reference.argmax(dim=-1, keepdim=True)) & ~x.doc_tokens.gather(-1, top)  # [rows, 1]
+    _, memory = _memory_speaks(fused, x)
     if not bool(memory.any()):
         return fused
     pmi = x.lp_full - fused.reference

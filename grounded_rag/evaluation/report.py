@@ -40,8 +40,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             cells += [_fmt(diffs[c]) if c in diffs else "–" for c in deltas]
             cells += [_fmt(m["abstention_cost"]) if "abstention_cost" in m else "–"] if cost else []
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
-            params = ", ".join(f"{k}={v}" for k, v in m["params"].items() if k != "system_prompt") or "–"
-            lines.append(f"| {method} | {params} | " + " | ".join(cells) + f" | {tokens} |")
+            lines.append(f"| {method} | {_params(m['params'])} | " + " | ".join(cells) + f" | {tokens} |")
     for dataset, tables in report.get("abstention", {}).items():
         for method, rows in tables.items():
             lines += ["", f"### Support threshold on {dataset}'s validation rows: {method} (withheld, %; right "
@@ -72,9 +71,8 @@ def _pooled_markdown(pooled: dict[str, Any]) -> list[str]:
              "| method | setting | " + " | ".join(names) + " | mean |", "|---" * (len(names) + 3) + "|"]
     for spec, entry in settings.items():
         for row in entry["table"]:
-            params = ", ".join(f"{k}={v}" for k, v in row["params"].items()) or "–"
             mark = "**" if row["params"] == entry["params"] else ""
-            lines.append(f"| {spec} | {mark}{params}{mark} | " + " | ".join(_share(row["per_set"][n]) for n in names)
+            lines.append(f"| {spec} | {mark}{_params(row['params'])}{mark} | " + " | ".join(_share(row["per_set"][n]) for n in names)
                          + f" | {_share(row['mean'])} |")
     lines += ["", "### Margins at the pooled settings: validation rows, then test rows (paired 95% CI)", "",
               "| methods | data set | validation Δ | test Δ | share kept |", "|---|---|---|---|---|"]
@@ -120,6 +118,11 @@ def plot(report: dict[str, Any], out_dir: Path) -> None:
             fig.tight_layout()
             fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
             plt.close(fig)
+
+
+def _params(params: dict[str, Any]) -> str:
+    """A method's setting as the tables print it."""
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k != "system_prompt") or "–"
 
 
 def _share(value: float | None) -> str:
