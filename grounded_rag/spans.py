@@ -4,7 +4,8 @@ A small model asked for a short answer often names something no document says (i
 validation, half of the default's wrong answers are not in the passage at all). With
 ``DecodingConfig(extractive=True)`` every step may only pick a token that continues some span of
 the documents' own token ids, or — once the answer has a token — a token that ends it (EOS, a
-newline, a stop string). Which span, and where it ends, is still the method's choice: the mask
+newline, a stop string). A line break inside a paragraph (a hard-wrapped file) does not end a span: it reads as
+the space Markdown renders it as (:func:`unwrap`). Which span, and where it ends, is still the method's choice: the mask
 composes with every fusion rule, after fusion and before sampling, like a transformers logits
 processor.
 """
@@ -12,6 +13,7 @@ processor.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +46,31 @@ def end_tokens(tokenizer: PreTrainedTokenizerBase, eos_ids: Iterable[int], stops
     marks = ["\n", *(s for s in stops if s)]
     texts = vocabulary_texts(tokenizer)
     return frozenset(eos_ids) | frozenset(i for i, text in enumerate(texts) if any(m in text for m in marks))
+
+
+_BLOCK = re.compile(r"\s*(?:[-*+]\s|\d{1,9}[.)]\s|#|>|\||```|~~~)")  # a line that starts a Markdown block
+_CLOSED = re.compile(r"\s*(?:#|\||```|~~~)")  # a line after which a new block starts
+
+
+def unwrap(text: str) -> tuple[str, list[int]]:
+    """``text`` with each line break inside a paragraph read as one space, as Markdown renders it, and the offsets
+    of those spaces. Files are often hard-wrapped, and an answer copied from one must not end where a line
+    happens to. A blank line, a heading, a list item, a quote, a table row or a code fence still starts a new
+    block, and lines inside a fence stay as they are."""
+    lines = text.split("\n")
+    out, spaces, fenced = [lines[0]], [], lines[0].lstrip().startswith(("```", "~~~"))
+    done = 0  # characters of the output before out[-1]
+    for line in lines[1:]:
+        if not fenced and out[-1].strip() and line.strip() and not _CLOSED.match(out[-1]) and not _BLOCK.match(line):
+            out[-1] = out[-1].rstrip()
+            spaces.append(done + len(out[-1]))
+            out[-1] += " " + line.lstrip()
+        else:
+            done += len(out[-1]) + 1
+            out.append(line)
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+    return "\n".join(out), spaces
 
 
 _EDGES: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, tuple[frozenset[int], frozenset[int]]] = (
@@ -99,6 +126,34 @@ def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
     return sequences, follow, frozenset(heads)
 
 
+def _wrap_positions(tokenizer: PreTrainedTokenizerBase, unwrapped: Sequence[tuple[str, list[int]]]
+                    ) -> frozenset[tuple[int, int]]:
+    """The (document, position) pairs of :class:`DocumentSpans` whose token follows an :func:`unwrap`-ped line
+    break, found through the tokenizer's character offsets; none where it gives no offsets for the same ids."""
+    pairs: set[tuple[int, int]] = set()
+    d = 0
+    for text, spaces in unwrapped:
+        ids = encode_text(tokenizer, " " + text)  # as :func:`_spellings` encodes it
+        if not ids:
+            continue
+        if spaces:
+            token_ends = _token_ends(tokenizer, " " + text, ids)
+            for space in spaces if token_ends else ():
+                p = next((p for p, end in enumerate(token_ends) if end > space + 1), None)
+                if p is not None:
+                    pairs.add((d, p))
+        d += 1
+    return frozenset(pairs)
+
+
+def _token_ends(tokenizer: PreTrainedTokenizerBase, text: str, ids: list[int]) -> list[int] | None:
+    try:
+        encoded = tokenizer(text, add_special_tokens=False, split_special_tokens=True, return_offsets_mapping=True)
+    except NotImplementedError:  # a slow tokenizer
+        return None
+    return [end for _, end in encoded["offset_mapping"]] if encoded["input_ids"] == ids else None
+
+
 def _joins(tokenizer: PreTrainedTokenizerBase, sequences: Sequence[Sequence[int]]) -> frozenset[int]:
     """The sequences' tokens that continue the word before them: their text starts with a letter or digit."""
     spelt = {t: tokenizer.decode([t]) for seq in sequences for t in set(seq)}
@@ -134,6 +189,9 @@ class DocumentSpans:
     the answer's first token. An answer ends only where a word of the document ends, so "43" is not
     cut to "4" nor "Lynn" to "L" (the model's end-of-answer mass after a first digit often beats the
     next digit's); a token joins the word before it when its text starts with a letter or digit.
+    A document is read :func:`unwrap`-ped: ``wraps`` holds the (sequence, position) pairs whose token follows a line
+    break inside a paragraph. The model, which reads the passage as written, copies such a break as a newline
+    token (one of ``newlines``); there that token's mass goes to the span's next word instead of ending the answer.
     """
 
     sequences: list[list[int]]
@@ -141,11 +199,18 @@ class DocumentSpans:
     ends: frozenset[int]
     joins: frozenset[int] = frozenset()  # tokens that continue the word before them ("3" after "4", "on" after "Ly")
     live: list[tuple[int, int]] | None = field(default=None)
+    wraps: frozenset[tuple[int, int]] = frozenset()  # positions after a line break inside a paragraph
+    newlines: frozenset[int] = frozenset()  # end tokens that spell one line break ("\n", " \n")
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
-        sequences, follow, _ = _spellings(tokenizer, texts)
-        return cls(sequences, follow, ends, _joins(tokenizer, sequences))
+        unwrapped = [unwrap(t.strip()) for t in texts]
+        sequences, follow, _ = _spellings(tokenizer, [t for t, _ in unwrapped])
+        vocabulary = vocabulary_texts(tokenizer)
+        newlines = frozenset(t for t in ends if t < len(vocabulary) and vocabulary[t].count("\n") == 1
+                             and not vocabulary[t].strip())
+        return cls(sequences, follow, ends, _joins(tokenizer, sequences), wraps=_wrap_positions(tokenizer, unwrapped),
+                   newlines=newlines)
 
     def allowed(self) -> set[int]:
         if self.live is None:
@@ -153,7 +218,12 @@ class DocumentSpans:
             return {t for doc in self.sequences[:n] for t in doc} | {v[0] for v in self.sequences[n:] if v}
         nexts = {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
         at_word_end = any(p == len(self.sequences[k]) or self.sequences[k][p] not in self.joins for k, p in self.live)
-        return nexts | set(self.ends) if at_word_end or not self.live else nexts
+        ends = self.ends - self.newlines if self.carried() else self.ends
+        return nexts | set(ends) if at_word_end or not self.live else nexts
+
+    def carried(self) -> set[int]:
+        """The tokens that continue a span past a line break inside a paragraph, where the answer stands at one."""
+        return {self.sequences[k][p] for k, p in self.live or () if (k, p) in self.wraps}
 
     def advance(self, token: int) -> None:
         if token in self.ends:
@@ -173,9 +243,18 @@ def restrict(log_q: torch.Tensor, lp_full: torch.Tensor, spans: Sequence[Documen
     Where the method gives every allowed token zero mass (a plausibility head can), the full
     stream's own distribution ranks them instead, so a row never ends up with nothing to pick."""
     allowed = torch.zeros_like(log_q, dtype=torch.bool)
+    carries = []
     for i, s in enumerate(spans):
         ids = [t for t in s.allowed() if t < log_q.shape[-1]]
         allowed[i, ids] = True
+        carried = [t for t in s.carried() if t < log_q.shape[-1]]
+        newlines = [t for t in s.newlines if t < log_q.shape[-1]]
+        if carried and newlines:
+            carries.append((i, carried, newlines))
+    if carries:  # a copied line break goes on with the span's next word (:class:`DocumentSpans`)
+        log_q = log_q.clone()
+        for i, carried, newlines in carries:
+            log_q[i, carried] = torch.logaddexp(log_q[i, carried], torch.logsumexp(log_q[i, newlines], dim=-1))
     return _drop(log_q, lp_full, ~allowed)
 
 

@@ -13,7 +13,7 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
-from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict, vocabulary_texts
+from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict, unwrap, vocabulary_texts
 
 from ..conftest import DOCUMENTS, QUESTION
 
@@ -22,9 +22,10 @@ CONFLICT = ["Since the 2031 reform, the capital of France is Lyon.", "The weathe
 
 
 def is_span(answer: str, documents: list[str]) -> bool:
-    """The answer is a substring of one document, its first letter's case aside (it may open a sentence)."""
+    """The answer is a substring of one document, its first letter's case aside (it may open a sentence), a line
+    break inside a paragraph read as a space (:func:`~grounded_rag.spans.unwrap`)."""
     a = re.sub(r"\s+", " ", answer.strip())
-    return bool(a) and any(a in d or a[0].swapcase() + a[1:] in d for d in documents)
+    return bool(a) and any(a in u or a[0].swapcase() + a[1:] in u for u in (unwrap(d)[0] for d in documents))
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +149,42 @@ def test_restrict_renormalizes_and_falls_back_to_the_full_stream_when_the_method
     assert torch.allclose(out.exp().sum(-1), torch.ones(2))
     assert set(torch.nonzero(out[0] > -float("inf")).flatten().tolist()) == {5, 6}
     assert out[1, 7] == 0.0, "the row falls back to p_full over the allowed tokens, not to NaN"
+
+
+WRAPPED = ("Lumenfold Analytics was founded in 2014 in Porto by Ines Carvalho and Daniel Brandt, who met while "
+           "working on\nweather forecasting models.\n\n- Ledgerly for expenses\n- Harbour for leave")
+
+
+def test_a_line_break_inside_a_paragraph_does_not_end_a_span(decoder, ends):
+    """A hard-wrapped passage: after "working on" the span goes on with " weather" (the break read as a space), the
+    newline the model would copy there is no end but carried to that word; between list items a newline still
+    ends the answer."""
+    tok = decoder.tokenizer
+    spans = DocumentSpans.build(tok, [WRAPPED], ends)
+    for t in tok.encode(" who met while working on", add_special_tokens=False):
+        spans.advance(t)
+    weather = tok.encode(" weather", add_special_tokens=False)[0]
+    newline = tok.encode("\n", add_special_tokens=False)[0]
+    assert spans.carried() == {weather} and newline in spans.newlines
+    assert weather in spans.allowed() and newline not in spans.allowed() and tok.eos_token_id in spans.allowed()
+    log_q = torch.full((1, len(tok)), -30.0)
+    log_q[0, newline], log_q[0, weather] = 0.0, -3.0  # the model copies the break
+    out = restrict(torch.log_softmax(log_q, dim=-1), log_q, [spans])
+    assert out[0].argmax() == weather and out[0, newline] == -float("inf")
+    for t in tok.encode(" Ledgerly for expenses", add_special_tokens=False):
+        spans.advance(t)
+    assert spans.carried() == set() and newline in spans.allowed(), "a list item ends at its line"
+
+
+def test_an_extractive_answer_runs_on_past_a_hard_wrapped_line(decoder):
+    """The handbook's files are hard-wrapped; an extractive answer from one is the whole clause, not the clause
+    up to where the line ends."""
+    handbook = FIXTURES.parent.parent / "cookbook" / "data" / "handbook"
+    docs = [(handbook / name).read_text(encoding="utf-8") for name in ("company-history.md", "expenses.md")]
+    result = decoder.generate("Who founded Lumenfold Analytics, and what were they working on when they met?", docs,
+                              extractive=True)
+    assert "working on weather forecasting models" in result.text, result.text
+    assert is_span(result.text, docs) and "\n" not in result.text
 
 
 @pytest.mark.parametrize("method", ["standard", "grounded_pmi_gated", "cad", "grounded", "knnlm"])
