@@ -88,6 +88,20 @@ class WithheldText(BaseModel):
     rule: str = Field(description="what it was taken for: markup, turn, reader, order, answer or foreign")
 
 
+NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
+
+
+def no_documents_metadata() -> dict[str, Any]:
+    """:meth:`GenerationResult.metadata`'s keys for a pipeline that retrieved nothing and so decoded nothing (the
+    wrappers answer :data:`NO_DOCUMENTS_ANSWER` rather than an ungrounded guess), so code that reads the metadata
+    reads it the same way either way; ``fallback`` says why."""
+    return {"trust": 0.0, "trust_source": None, "method": None, "finish_reason": None, "citations": [],
+            "cited_documents": [], "cited_document_ids": [], "support": None, "abstained": False,
+            "unsupported_answer": None, "quoted": False, "insisted": False, "trace_summary": None,
+            "dropped_documents": 0, "irrelevant_documents": 0, "withheld": [], "document_numbers": [],
+            "fallback": "no documents retrieved: answer not grounded"}
+
+
 class GenerationResult(BaseModel):
     """Everything one ``generate`` call produced, so users can audit the grounding."""
 

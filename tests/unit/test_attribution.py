@@ -19,7 +19,7 @@ from grounded_rag.attribution import (
     support_of,
     words,
 )
-from grounded_rag.types import Document
+from grounded_rag.types import Document, GenerationResult, Prompts, no_documents_metadata
 
 PASSAGES = ["Our Berlin office is at Kastanienallee 41, 10435 Berlin.", "The sales office is in Hamburg, at Speicherstadt 12."]
 
@@ -244,3 +244,12 @@ def test_a_quote_tells_something_only_with_a_word_the_question_does_not_say(ques
 def test_a_word_the_token_limit_cut_off_tells_nothing():
     assert says_more_than("Which planet is known as the Red Planet?", "The Red Planet is Ve")
     assert not says_more_than("Which planet is known as the Red Planet?", "The Red Planet is Ve", cut=True)
+
+
+def test_a_pipeline_that_retrieved_nothing_reports_every_metadata_key():
+    """The wrappers answer NO_DOCUMENTS_ANSWER where nothing was retrieved; code reading a result's metadata reads
+    that answer's metadata the same way (every key of :meth:`GenerationResult.metadata`)."""
+    result = GenerationResult(text="x", token_ids=[1], trace=[], trust=1.0, trust_source="scores", method="standard",
+                              finish_reason="eos", prompts=Prompts(full="p"), documents=[Document(text="a")])
+    empty = no_documents_metadata()
+    assert result.metadata().keys() <= empty.keys() and empty["trust"] == 0.0 and empty["citations"] == []

@@ -22,15 +22,13 @@ from pydantic import ConfigDict
 
 from grounded_rag import InputError
 from grounded_rag.trust import retrieval_trust
+from grounded_rag.types import NO_DOCUMENTS_ANSWER
 
 from ._common import to_documents
 from .citations import cited_documents
 from .chat_models import ChatGroundedRAG
 from .llms import GroundedRAGLLM
 from .prompts import GroundedPromptTemplate, GroundedPromptValue
-
-NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
-
 
 def question_of(inputs: Any) -> str:
     """The question of a chain input: ``{"input": q}`` (LangChain's retrieval chains) or ``{"question": q}``."""

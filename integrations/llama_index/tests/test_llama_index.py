@@ -136,8 +136,8 @@ def test_no_nodes_falls_back_with_zero_trust(llm):
     assert response.response == NO_DOCUMENTS_ANSWER
     assert response.metadata["trust"] == 0.0 and "fallback" in response.metadata
     grounded = GroundedSynthesizer(llm).synthesize(QUESTION, [NodeWithScore(node=TextNode(text="a"), score=0.5)])
-    read_by_users = {"trust", "citations", "cited_node_ids", "support", "abstained", "quoted", "insisted"}
-    assert read_by_users <= grounded.metadata.keys() and read_by_users <= response.metadata.keys()
+    assert grounded.metadata.keys() <= response.metadata.keys(), "code reading the metadata reads it either way"
+    assert response.metadata["cited_node_ids"] == [] and response.metadata["citations"] == []
 
 
 def test_bad_nodes_get_clear_errors(llm):

@@ -21,12 +21,11 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from grounded_rag import DecodingConfig, Document, GenerationResult
 from grounded_rag.trust import DistanceSpace
+from grounded_rag.types import NO_DOCUMENTS_ANSWER, no_documents_metadata
 
 from .base import GroundedRAG, ScoreSpace, grounded_metadata, mark_cited, retriever_space, to_documents  # noqa: F401
 
 dispatcher = get_dispatcher(__name__)
-
-NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
 
 def nodes_to_documents(nodes: Sequence[NodeWithScore], space: DistanceSpace) -> tuple[list[Document], list[float] | None]:
@@ -88,8 +87,7 @@ class GroundedSynthesizer(BaseSynthesizer):
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
         sources = list(nodes) + list(additional or [])
         if not nodes:
-            meta = {"trust": 0.0, "citations": [], "cited_node_ids": [], "support": None, "abstained": False,
-                    "quoted": False, "insisted": False, "fallback": "no documents retrieved: answer not grounded"}
+            meta = {**no_documents_metadata(), "cited_node_ids": [], "scores_used": []}
             return Response(NO_DOCUMENTS_ANSWER, source_nodes=sources, metadata=meta)
         docs, scores = nodes_to_documents(nodes, self._space)
         call = {"documents": docs, "scores": scores, **self._settings()}
