@@ -238,10 +238,13 @@ REFERENCES = ("standard", "cad")  # what every method's paired Δs are read agai
 
 
 def _paired_deltas(per_method: dict[str, Any], values: dict[str, dict[str, list[float]]], main: str, indices) -> None:
-    """Each method's paired Δs (same rows, same resamples) on every metric against each of ``REFERENCES`` in the run:
-    ``diffs_vs_standard`` and ``diff_vs_standard`` (the main metric's), and ``diffs_vs`` by reference."""
-    for ref in (r for r in REFERENCES if r in values):
-        for spec, vals in values.items():
+    """Each method's paired Δs (same rows, same resamples) on every metric against each of ``REFERENCES`` in the run
+    and against the same method without its last option (``cad+extractive`` against ``cad``), where the run has it:
+    ``diffs_vs`` by reference, and ``diffs_vs_standard`` and ``diff_vs_standard`` (the main metric's)."""
+    for spec, vals in values.items():
+        base = spec.rsplit("+", 1)[0] if "+" in spec else None
+        own = [base] if base in values and base not in REFERENCES else []
+        for ref in [r for r in REFERENCES if r in values] + own:
             diffs = {k: paired_difference_ci(v, values[ref][k], indices(len(v)))
                      for k, v in vals.items() if v and k != "tokens" and len(v) == len(values[ref].get(k, []))}
             per_method[spec].setdefault("diffs_vs", {})[ref] = diffs

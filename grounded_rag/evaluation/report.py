@@ -41,6 +41,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             cells += [_fmt(m["abstention_cost"]) if "abstention_cost" in m else "–"] if cost else []
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             lines.append(f"| {method} | {_params(m['params'])} | " + " | ".join(cells) + f" | {tokens} |")
+        lines += _option_deltas(d, present)
     for dataset, tables in report.get("abstention", {}).items():
         for method, rows in tables.items():
             lines += ["", f"### Support threshold on {dataset}'s validation rows: {method} (withheld, %; right "
@@ -60,6 +61,23 @@ def to_markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
                          f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
     return "\n".join(lines) + "\n"
+
+
+def _option_deltas(d: dict[str, Any], present: list[str]) -> list[str]:
+    """What each option adds: a method's paired Δs against the same method without its last option, where the run has
+    both (``grounded_contrast+extractive`` against ``grounded_contrast``)."""
+    pairs = [(method, method.rsplit("+", 1)[0], m) for method, m in d["methods"].items()
+             if "+" in method and method.rsplit("+", 1)[0] in m.get("diffs_vs", {})]
+    if not pairs:
+        return []
+    shown = [c for c in dict.fromkeys([d["main_metric"], "em", "f1", *DELTA_ALSO]) if c in present]
+    lines = ["", "Each option against the same method without it (paired Δ):", "",
+             "| method | against | " + " | ".join(f"Δ {c}" for c in shown) + " |", "|---" * (len(shown) + 2) + "|"]
+    for method, base, m in pairs:
+        diffs = m["diffs_vs"][base]
+        cells = [_fmt(diffs[c]) if c in diffs else "–" for c in shown]
+        lines.append(f"| {method} | {base} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _pooled_markdown(pooled: dict[str, Any]) -> list[str]:
