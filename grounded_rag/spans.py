@@ -97,13 +97,17 @@ def _starts_word(spelt: dict[int, str], seq: Sequence[int], p: int) -> bool:
     return bool(w.startswith(" ") and w.strip()) or (w[:1].isalnum() and p > 0 and spelt[seq[p - 1]][-1:] in _OPENERS)
 
 
-def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
-               ) -> tuple[list[list[int]], list[tuple[int, int] | None], frozenset[tuple[int, int]]]:
-    """The documents as token ids, then each word's variants (see :class:`DocumentSpans`) with where each
-    variant continues in its document, and the (sequence, position) pairs where a word starts: each
-    document word's first token and each variant's."""
+def _documents(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> list[tuple[int, list[int]]]:
+    """Each text that spells any token, as (its index in ``texts``, its token ids)."""
     # a passage follows "Doc k: " in the prompt, so its words carry their leading space
-    docs = [ids for text in texts if (ids := encode_text(tokenizer, " " + text.strip()))]
+    return [(i, ids) for i, text in enumerate(texts) if (ids := encode_text(tokenizer, " " + text.strip()))]
+
+
+def _spellings(tokenizer: PreTrainedTokenizerBase, docs: Sequence[list[int]]
+               ) -> tuple[list[list[int]], list[tuple[int, int] | None], frozenset[tuple[int, int]]]:
+    """The documents (token ids, as :func:`_documents` encodes them), then each word's variants (see
+    :class:`DocumentSpans`) with where each variant continues in its document, and the (sequence, position) pairs
+    where a word starts: each document word's first token and each variant's."""
     words = {t: tokenizer.decode([t]) for doc in docs for t in doc}
     variants: dict[int, list[list[int]]] = {}
     sequences: list[list[int]] = list(docs)
@@ -126,24 +130,15 @@ def _spellings(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
     return sequences, follow, frozenset(heads)
 
 
-def _wrap_positions(tokenizer: PreTrainedTokenizerBase, unwrapped: Sequence[tuple[str, list[int]]]
-                    ) -> frozenset[tuple[int, int]]:
-    """The (document, position) pairs of :class:`DocumentSpans` whose token follows an :func:`unwrap`-ped line
-    break, found through the tokenizer's character offsets; none where it gives no offsets for the same ids."""
-    pairs: set[tuple[int, int]] = set()
-    d = 0
-    for text, spaces in unwrapped:
-        ids = encode_text(tokenizer, " " + text)  # as :func:`_spellings` encodes it
-        if not ids:
-            continue
-        if spaces:
-            token_ends = _token_ends(tokenizer, " " + text, ids)
-            for space in spaces if token_ends else ():
-                p = next((p for p, end in enumerate(token_ends) if end > space + 1), None)
-                if p is not None:
-                    pairs.add((d, p))
-        d += 1
-    return frozenset(pairs)
+def _after_breaks(tokenizer: PreTrainedTokenizerBase, text: str, spaces: list[int], ids: list[int]) -> list[int]:
+    """The positions in ``ids`` (``text`` as :func:`_documents` encodes it) of the tokens that follow an
+    :func:`unwrap`-ped line break, found through the tokenizer's character offsets; none where it gives no offsets
+    for the same ids."""
+    token_ends = _token_ends(tokenizer, " " + text, ids) if spaces else None
+    if token_ends is None:
+        return []
+    firsts = (next((p for p, end in enumerate(token_ends) if end > space + 1), None) for space in spaces)
+    return [p for p in firsts if p is not None]
 
 
 def _token_ends(tokenizer: PreTrainedTokenizerBase, text: str, ids: list[int]) -> list[int] | None:
@@ -172,7 +167,8 @@ def document_tokens(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) ->
     (without the leading space, capitalized; with a space where the word follows punctuation), so an
     answer that opens with "Madrid" or "The", or says " early" of a quoted '"early"', still counts as
     the document's word. The anchored methods let the documents raise only these tokens."""
-    return frozenset(t for seq in _spellings(tokenizer, texts)[0] for t in seq)
+    docs = [ids for _, ids in _documents(tokenizer, texts)]
+    return frozenset(t for seq in _spellings(tokenizer, docs)[0] for t in seq)
 
 
 @dataclass
@@ -205,12 +201,14 @@ class DocumentSpans:
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
         unwrapped = [unwrap(t.strip()) for t in texts]
-        sequences, follow, _ = _spellings(tokenizer, [t for t, _ in unwrapped])
+        docs = _documents(tokenizer, [t for t, _ in unwrapped])
+        sequences, follow, _ = _spellings(tokenizer, [ids for _, ids in docs])
+        wraps = frozenset((d, p) for d, (i, ids) in enumerate(docs)
+                          for p in _after_breaks(tokenizer, *unwrapped[i], ids))
         vocabulary = vocabulary_texts(tokenizer)
         newlines = frozenset(t for t in ends if t < len(vocabulary) and vocabulary[t].count("\n") == 1
                              and not vocabulary[t].strip())
-        return cls(sequences, follow, ends, _joins(tokenizer, sequences), wraps=_wrap_positions(tokenizer, unwrapped),
-                   newlines=newlines)
+        return cls(sequences, follow, ends, _joins(tokenizer, sequences), wraps=wraps, newlines=newlines)
 
     def allowed(self) -> set[int]:
         if self.live is None:
@@ -300,7 +298,7 @@ class CopyState:
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> CopyState:
-        sequences, follow, heads = _spellings(tokenizer, texts)
+        sequences, follow, heads = _spellings(tokenizer, [ids for _, ids in _documents(tokenizer, texts)])
         starts: dict[int, list[tuple[int, int]]] = {}
         for k, seq in enumerate(sequences):  # a document at any token, a variant only from its start
             for p in range(len(seq)) if follow[k] is None else range(min(1, len(seq))):

@@ -44,6 +44,7 @@ from .protocol import (
     PROTOCOL,
     as_read,
     method_grid,
+    without_last_option,
 )
 from .report import plot, to_markdown
 from .tuning import Tuner, is_memotrap, main_metric, margins
@@ -242,7 +243,7 @@ def _paired_deltas(per_method: dict[str, Any], values: dict[str, dict[str, list[
     and against the same method without its last option (``cad+extractive`` against ``cad``), where the run has it:
     ``diffs_vs`` by reference, and ``diffs_vs_standard`` and ``diff_vs_standard`` (the main metric's)."""
     for spec, vals in values.items():
-        base = spec.rsplit("+", 1)[0] if "+" in spec else None
+        base = without_last_option(spec)
         own = [base] if base in values and base not in REFERENCES else []
         for ref in [r for r in REFERENCES if r in values] + own:
             diffs = {k: paired_difference_ci(v, values[ref][k], indices(len(v)))

@@ -93,6 +93,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
+def without_last_option(spec: str) -> str | None:
+    """The ``--methods`` entry an option is read against: ``cad+relevant+extractive`` → ``cad+relevant``; None for a
+    method without options."""
+    return spec.rsplit("+", 1)[0] if "+" in spec else None
+
+
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
     name, *options = spec.split("+")

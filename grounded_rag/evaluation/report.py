@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .protocol import without_last_option
+
 
 def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
     mean, lo, hi = ci
@@ -66,8 +68,8 @@ def to_markdown(report: dict[str, Any]) -> str:
 def _option_deltas(d: dict[str, Any], present: list[str]) -> list[str]:
     """What each option adds: a method's paired Δs against the same method without its last option, where the run has
     both (``grounded_contrast+extractive`` against ``grounded_contrast``)."""
-    pairs = [(method, method.rsplit("+", 1)[0], m) for method, m in d["methods"].items()
-             if "+" in method and method.rsplit("+", 1)[0] in m.get("diffs_vs", {})]
+    bases = {method: without_last_option(method) for method in d["methods"]}
+    pairs = [(method, bases[method], m) for method, m in d["methods"].items() if bases[method] in m.get("diffs_vs", {})]
     if not pairs:
         return []
     shown = [c for c in dict.fromkeys([d["main_metric"], "em", "f1", *DELTA_ALSO]) if c in present]
@@ -90,8 +92,8 @@ def _pooled_markdown(pooled: dict[str, Any]) -> list[str]:
     for spec, entry in settings.items():
         for row in entry["table"]:
             mark = "**" if row["params"] == entry["params"] else ""
-            lines.append(f"| {spec} | {mark}{_params(row['params'])}{mark} | " + " | ".join(_share(row["per_set"][n]) for n in names)
-                         + f" | {_share(row['mean'])} |")
+            shares = " | ".join(_share(row["per_set"][n]) for n in names)
+            lines.append(f"| {spec} | {mark}{_params(row['params'])}{mark} | {shares} | {_share(row['mean'])} |")
     lines += ["", "### Margins at the pooled settings: validation rows, then test rows (paired 95% CI)", "",
               "| methods | data set | validation Δ | test Δ | share kept |", "|---|---|---|---|---|"]
     for pair, rows in pooled["margins"].items():
