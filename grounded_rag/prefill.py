@@ -91,9 +91,16 @@ def _shared_lengths(groups: Sequence[Sequence[Sequence[int]]], streams: int, sha
     ]
 
 
+def windowed(model: PreTrainedModel) -> bool:
+    """Whether the model has sliding-window layers (Gemma 3). Their window counts a row's columns, pads included, so
+    pads between a row's tokens would hide tokens the window should see: such a model's rows hold pads on the left
+    only (no shared prefix ahead of padded suffixes, no stitched packs, no tree)."""
+    return not all(isinstance(layer, ReservedLayer) for layer in make_cache(model, 0).layers)
+
+
 def _ragged_ok(model: PreTrainedModel, use_cache: bool) -> bool:
     """Ragged prefill assembles plain full-attention caches; sliding-window layers (Gemma 3) keep the padded path."""
-    return use_cache and all(isinstance(layer, ReservedLayer) for layer in make_cache(model, 0).layers)
+    return use_cache and not windowed(model)
 
 
 def tree_ok(model: PreTrainedModel, use_cache: bool = True) -> bool:
@@ -137,11 +144,11 @@ def prefill(
         return _prefill_tree(model, prompts, streams, pad_id, reserve)
     device = model.device
     groups = [prompts[i : i + streams] for i in range(0, len(prompts), streams)]
+    # a prefix shared ahead of suffixes of different lengths puts pads inside a row: exact for full attention, but
+    # a sliding window counts them (:func:`windowed`), and its tokens after the pads would lose sight of the prefix
+    share_prefix = share_prefix and not windowed(model)
     shared = _shared_lengths(groups, streams, share_prefix)
-    head = 0
-    # a head shared by rows of different lengths puts pads between it and the rest of a row: exact for full
-    # attention, but a sliding window (Gemma 3) counts the pads and could lose the head; at most every prompt's
-    # length less the positions kept
+    head = 0  # the head every prompt shares: at most every prompt's length less the positions kept
     if share_prefix and len(groups) > 1 and _ragged_ok(model, use_cache):
         head = max(0, min(common_prefix_length(prompts), min(len(p) for p in prompts) - keep))
     shared = [max(n, head) for n in shared]

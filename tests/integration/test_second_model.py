@@ -10,6 +10,7 @@ from grounded_rag.evaluation.data import load_examples
 from grounded_rag.evaluation.memotrap import continuation_prompts
 from grounded_rag.evaluation.protocol import base_config
 from grounded_rag.methods import get_method
+from grounded_rag.prefill import prefill
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
@@ -57,3 +58,33 @@ def test_gemma_memotrap_reply_opens_like_every_reply(gemma):
     assert len(prompts) == 2
     for ids in prompts:
         assert gemma.tokenizer.decode(ids).endswith("\n\nAssistant: Absence makes the heart grow"), ids
+
+
+FILLER = "The Harbour Bridge opened in 1932 and carries rail, vehicle, bicycle and pedestrian traffic. "
+
+
+def test_gemma_prefill_rows_equal_each_prompt_alone_across_its_window(gemma):
+    """Gemma 3's sliding window (512) counts a row's columns, pads included: a prefix shared ahead of padded
+    suffixes hid it from the short stream's tokens once the longest suffix crossed the window, so a question's
+    answer depended on the other questions in its batch (seen on a GPU, where batches are padded)."""
+    tok = gemma.tokenizer
+    head = tok.encode("System: answer from the documents.\n\n")
+    long_doc, short_doc = tok.encode(FILLER * 30, add_special_tokens=False), tok.encode("Paris.", add_special_tokens=False)
+    question = tok.encode("When did the bridge open? Answer:", add_special_tokens=False)
+    prompts = [head + long_doc + question, head + long_doc, head + question,  # one question's three streams
+               head + short_doc + question, head + short_doc, head + question]
+    assert len(prompts[0]) > 512
+    with torch.inference_mode():
+        logits, _ = prefill(gemma.model, prompts, 3, gemma.pad_id, ragged=False)
+        alone = [gemma.model(input_ids=torch.tensor([p])).logits[0, -1] for p in prompts]
+    for row, (got, want) in enumerate(zip(logits, alone, strict=True)):
+        assert torch.allclose(got, want, atol=1e-3, rtol=1e-3), (row, (got - want).abs().max())
+
+
+def test_gemma_batched_equals_one_by_one_across_its_window(gemma):
+    requests = [{"question": "When did the bridge open?", "documents": [FILLER * 30 + "In this account it opened in 2000."]},
+                {"question": "Where is the Eiffel Tower?", "documents": ["Paris is the capital of France."]}]
+    settings = {"method": "grounded_contrast", "max_new_tokens": 6, "ragged": False, "relevance_margin": None,
+                "attribute": False}
+    batched = [r.token_ids for r in gemma.generate_batch(requests, **settings)]
+    assert batched == [gemma.generate_batch([r], **settings)[0].token_ids for r in requests]
