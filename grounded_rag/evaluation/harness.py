@@ -84,6 +84,8 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
     if ex.conflict and ex.parametric_answer:
         m["context_following"] = substring_match(text, ex.answers)
         m["memorization"] = substring_match(text, ex.parametric_answer)
+        if len(ex.documents) > 1:  # the passage read beside others (distractors): where a relevance filter is tested
+            m["context_following_with_others"] = m["context_following"]
         if closed is not None and substring_match(closed, ex.parametric_answer):
             m["context_following_known"] = m["context_following"]
             m["memorization_known"] = m["memorization"]

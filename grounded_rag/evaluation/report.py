@@ -13,7 +13,8 @@ def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
     return f"{mean * scale:.1f} [{lo * scale:.1f}, {hi * scale:.1f}]"
 
 
-COLUMNS = ["em", "f1", "substring", "context_following", "memorization", "context_following_known",
+COLUMNS = ["em", "f1", "substring", "context_following", "context_following_with_others", "memorization",
+           "context_following_known",
            "memorization_known", "substring_known", "substring_without_abstention", "evidence_support", "abstention",
            "false_abstention",
            "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",

@@ -145,3 +145,13 @@ def test_the_rows_load_split_by_fact_and_score_as_conflicts():
     control = next(ex for ex in examples if ex.conflict is False)
     kept = score_record({"text": control.answers[0], "tokens": 1}, control, None)
     assert kept["substring"] == 1.0 and "context_following" not in kept
+
+
+def test_the_distractor_settings_have_their_own_following_rate():
+    """``context_following_with_others``: the counterfactual read beside another passage (the four distractor
+    settings), which docs/results.md reports beside the overall rate."""
+    examples = [ex for ex in load_examples(FILE) if ex.conflict]
+    scored = {ex.id: score_record({"text": f"It is {ex.answers[0]}.", "tokens": 3}, ex, None) for ex in examples}
+    beside = {ex.id for ex in examples if "context_following_with_others" in scored[ex.id]}
+    assert beside == {ex.id for ex in examples if not ex.id.endswith("-alone")} and beside
+    assert all(scored[i]["context_following_with_others"] == scored[i]["context_following"] == 1.0 for i in beside)
