@@ -29,6 +29,10 @@ from transformers import PreTrainedModel, StaticCache
 _ROPE_TYPES = {"default", "linear", "llama3"}  # rotary embeddings that depend on the positions alone
 
 
+class CompileUnavailable(RuntimeError):
+    """``torch.compile`` does not work on this machine (no C compiler, no Triton, an unsupported device)."""
+
+
 def supports(model: PreTrainedModel) -> bool:
     """Transformers' Llama layers, no biases, SiLU, a rotary embedding that depends on the positions alone."""
     inner = getattr(model, "model", None)
@@ -131,6 +135,26 @@ class FusedLlamaStep:
         wrap: Callable[[Callable], Callable] = (
             (lambda f: torch.compile(f, dynamic=True, fullgraph=True)) if compiled else (lambda f: f))
         self.norm, self.add_norm, self.rotate, self.silu_mul = (wrap(f) for f in (norm, add_norm, rotate, silu_mul))
+        if compiled:
+            self._compile_now(model)
+
+    @torch.inference_mode()
+    def _compile_now(self, model: PreTrainedModel) -> None:
+        """One step of two rows over a small static cache, so the compile runs now: a machine that cannot compile
+        says so here (:class:`CompileUnavailable`), before a CUDA graph is captured around the step. Two rows, in
+        inference mode, as the decodes run: their compiled code is reused."""
+        rows, device = 2, model.device
+        cache = StaticCache(config=model.config, max_cache_len=4)
+        empty = torch.zeros(rows, self.kv_heads, 0, self.dim, dtype=model.dtype, device=device)
+        for layer in cache.layers:
+            layer.lazy_initialization(empty, empty)
+        long = {"dtype": torch.long, "device": device}
+        try:
+            self(torch.zeros(rows, 1, **long), torch.ones(rows, 4, **long), torch.zeros(rows, 1, **long), cache,
+                 torch.zeros(1, **long))
+        except (torch._dynamo.exc.TorchDynamoException, RuntimeError, OSError) as exc:
+            cause = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            raise CompileUnavailable(f"torch.compile failed on this machine: {cause}") from exc
 
     def __call__(self, tokens: torch.Tensor, mask: torch.Tensor, position: torch.Tensor, cache: StaticCache,
                  column: torch.Tensor) -> torch.Tensor:

@@ -23,6 +23,7 @@ fixed); the engine reads only the live rows.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Literal
@@ -31,7 +32,7 @@ import torch
 from transformers import PreTrainedModel, StaticCache
 from transformers.cache_utils import StaticLayer
 
-from .fused_step import FusedLlamaStep, supports
+from .fused_step import CompileUnavailable, FusedLlamaStep, supports
 from .prefill import DecodeState, _cache_kwarg
 
 GraphMode = Literal["eager", "capture"]
@@ -147,7 +148,7 @@ class GraphPool:
     ``busy = False`` when it ends."""
 
     def __init__(self, mode: GraphMode = "capture", bucket: int = 256, keep: int = 4, fuse: bool = True,
-                 compiled: bool = False, fused_forward: bool = True) -> None:
+                 compiled: bool = False, fused_forward: bool = True, compile_fused: bool | None = None) -> None:
         if mode not in GRAPH_MODES:
             raise ValueError(f"unknown graph mode {mode!r}; choose one of {GRAPH_MODES}")
         self.mode, self.bucket, self.keep = mode, bucket, keep
@@ -157,6 +158,7 @@ class GraphPool:
         self.compiled = compiled
         # Llama models' forward in fewer kernels (FusedLlamaStep); False: transformers' forward, for comparison
         self.fused_forward = fused_forward and not compiled
+        self.compile_fused = compile_fused  # the fused step's functions through torch.compile (None: on a GPU)
         self.runs: dict[int, Callable[..., Any]] = {}
         self.forwards: dict[int, FusedLlamaStep] = {}
         self.steps: OrderedDict[tuple[int, int, int, Hashable], StaticStep] = OrderedDict()
@@ -186,7 +188,14 @@ class GraphPool:
         if not (self.fused_forward and supports(model)):
             return None
         if id(model) not in self.forwards:
-            self.forwards[id(model)] = FusedLlamaStep(model)
+            try:
+                self.forwards[id(model)] = FusedLlamaStep(model, self.compile_fused)
+            except CompileUnavailable as exc:  # a slim image without a C compiler still serves, a little slower
+                self.fused_forward = False
+                warnings.warn(f"{exc}; decoding with transformers' forward in the CUDA graphs instead of the fused "
+                              "step (slower per token). Install a C compiler (and Triton) for the fused step, or pass "
+                              "GraphPool(fused_forward=False) to skip it.", RuntimeWarning, stacklevel=2)
+                return None
         return self.forwards[id(model)]
 
     def _run(self, model: PreTrainedModel) -> Callable[..., Any] | None:

@@ -223,3 +223,43 @@ def test_a_one_answer_process_keeps_transformers_forward_in_its_graphs(decoder):
         assert pool is not None and pool.mode == "capture" and not pool.fused_forward
     finally:
         decoder.graphs = None
+
+
+def _tiny_decoder():
+    from transformers import AutoTokenizer
+
+    from grounded_rag import GroundedDecoder
+    from grounded_rag.models import resolve_model
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model(None)[0])
+    return GroundedDecoder(random_model("tiny", "cpu", torch.float32), tokenizer)
+
+
+def test_the_compiled_fused_step_gives_transformers_forwards_tokens():
+    """The fused step as a GPU runs it, its small functions through torch.compile (here inductor's CPU code), gives
+    the tokens of transformers' forward in the static step."""
+    tiny = _tiny_decoder()
+    tiny.graphs = GraphPool("eager", fused_forward=False)
+    reference = _tokens(tiny, REQUESTS[:2], "grounded_contrast", ragged=False)
+    pool = tiny.graphs = GraphPool("eager", compile_fused=True)
+    assert _tokens(tiny, REQUESTS[:2], "grounded_contrast", ragged=False) == reference
+    assert pool.fused_forward and len(pool.forwards) == 1
+
+
+def test_a_machine_that_cannot_compile_decodes_with_transformers_forward(monkeypatch):
+    """A GPU server in an image without a C compiler: the fused step's compile fails before any graph is captured,
+    the pool says why and what to do (a warning), and decodes with transformers' forward: the same tokens. The
+    compiler is really broken here (inductor pointed at one that does not exist), nothing is stubbed."""
+    import torch._inductor.config as inductor
+
+    tiny = _tiny_decoder()
+    tiny.graphs = GraphPool("eager", fused_forward=False)
+    reference = _tokens(tiny, REQUESTS[:2], "grounded_contrast", ragged=False)
+    monkeypatch.setattr(inductor.cpp, "cxx", ("/nonexistent/c++",))
+    torch._dynamo.reset()  # no compiled code from an earlier test
+    pool = tiny.graphs = GraphPool("eager", compile_fused=True)
+    with pytest.warns(RuntimeWarning, match=r"torch.compile failed on this machine: .*C\+\+ compiler.*"
+                                            r"transformers' forward"):
+        assert _tokens(tiny, REQUESTS[:2], "grounded_contrast", ragged=False) == reference
+    assert not pool.fused_forward and not pool.forwards
+    torch._dynamo.reset()

@@ -69,7 +69,8 @@ def test_gemma_prefill_rows_equal_each_prompt_alone_across_its_window(gemma):
     answer depended on the other questions in its batch (seen on a GPU, where batches are padded)."""
     tok = gemma.tokenizer
     head = tok.encode("System: answer from the documents.\n\n")
-    long_doc, short_doc = tok.encode(FILLER * 30, add_special_tokens=False), tok.encode("Paris.", add_special_tokens=False)
+    long_doc = tok.encode(FILLER * 30, add_special_tokens=False)
+    short_doc = tok.encode("Paris.", add_special_tokens=False)
     question = tok.encode("When did the bridge open? Answer:", add_special_tokens=False)
     prompts = [head + long_doc + question, head + long_doc, head + question,  # one question's three streams
                head + short_doc + question, head + short_doc, head + question]
@@ -82,7 +83,8 @@ def test_gemma_prefill_rows_equal_each_prompt_alone_across_its_window(gemma):
 
 
 def test_gemma_batched_equals_one_by_one_across_its_window(gemma):
-    requests = [{"question": "When did the bridge open?", "documents": [FILLER * 30 + "In this account it opened in 2000."]},
+    requests = [{"question": "When did the bridge open?",
+                 "documents": [FILLER * 30 + "In this account it opened in 2000."]},
                 {"question": "Where is the Eiffel Tower?", "documents": ["Paris is the capital of France."]}]
     settings = {"method": "grounded_contrast", "max_new_tokens": 6, "ragged": False, "relevance_margin": None,
                 "attribute": False}
