@@ -117,6 +117,7 @@ class FusedLlamaStep:
         if not supports(model):
             raise ValueError(f"{type(model).__name__} is not a Llama model without biases; use its own forward")
         inner, config = model.model, model.config
+        self.model = model  # held, so a pool's id(model) key cannot come to name another model
         self.embed, self.rotary, self.head = inner.embed_tokens, inner.rotary_emb, model.get_output_embeddings()
         self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
         self.dim = inner.layers[0].self_attn.head_dim

@@ -263,3 +263,17 @@ def test_a_machine_that_cannot_compile_decodes_with_transformers_forward(monkeyp
         assert _tokens(tiny, REQUESTS[:2], "grounded_contrast", ragged=False) == reference
     assert not pool.fused_forward and not pool.forwards
     torch._dynamo.reset()
+
+
+def test_a_pool_keeps_the_models_it_holds_steps_for():
+    """GraphPool keys its fused steps by id(model): the step holds its model, so that id cannot be reused by a model
+    loaded later (which would decode with the old weights)."""
+    import gc
+    import weakref
+
+    model = random_model("tiny", "cpu", torch.float32)
+    pool, ref = GraphPool("eager"), weakref.ref(model)
+    assert pool._fused(model) is not None
+    del model
+    gc.collect()
+    assert ref() is not None and pool._fused(ref()) is pool.forwards[id(ref())]
