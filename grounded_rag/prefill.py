@@ -149,7 +149,7 @@ def prefill(
     share_prefix = share_prefix and not windowed(model)
     shared = _shared_lengths(groups, streams, share_prefix)
     head = 0  # the head every prompt shares: at most every prompt's length less the positions kept
-    if share_prefix and len(groups) > 1 and _ragged_ok(model, use_cache):
+    if share_prefix and len(groups) > 1 and use_cache:  # share_prefix already rules out sliding windows
         head = max(0, min(common_prefix_length(prompts), min(len(p) for p in prompts) - keep))
     shared = [max(n, head) for n in shared]
     empty = torch.zeros((1 if head else len(groups), 0), dtype=torch.long, device=device)

@@ -118,16 +118,20 @@ def test_a_pooled_step_serves_decodes_in_and_out_of_inference_mode(decoder):
         decoder.graphs = None
 
 
-def test_compiled_forward_gives_the_static_steps_tokens():
-    """GraphPool(compiled=True): the static step's forward through torch.compile (one compile, dynamic sizes) gives
-    the uncompiled step's tokens, for one question and two (a second size, no second model compile)."""
+def _tiny_decoder():
     from transformers import AutoTokenizer
 
     from grounded_rag import GroundedDecoder
     from grounded_rag.models import resolve_model
 
-    tiny = GroundedDecoder(random_model("tiny", "cpu", torch.float32),
-                           AutoTokenizer.from_pretrained(resolve_model(None)[0]))
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model(None)[0])
+    return GroundedDecoder(random_model("tiny", "cpu", torch.float32), tokenizer)
+
+
+def test_compiled_forward_gives_the_static_steps_tokens():
+    """GraphPool(compiled=True): the static step's forward through torch.compile (one compile, dynamic sizes) gives
+    the uncompiled step's tokens, for one question and two (a second size, no second model compile)."""
+    tiny = _tiny_decoder()
     compiled = GraphPool("eager", compiled=True)
     for requests in (REQUESTS[:1], REQUESTS[:2]):
         tiny.graphs = GraphPool("eager")
@@ -223,16 +227,6 @@ def test_a_one_answer_process_keeps_transformers_forward_in_its_graphs(decoder):
         assert pool is not None and pool.mode == "capture" and not pool.fused_forward
     finally:
         decoder.graphs = None
-
-
-def _tiny_decoder():
-    from transformers import AutoTokenizer
-
-    from grounded_rag import GroundedDecoder
-    from grounded_rag.models import resolve_model
-
-    tokenizer = AutoTokenizer.from_pretrained(resolve_model(None)[0])
-    return GroundedDecoder(random_model("tiny", "cpu", torch.float32), tokenizer)
 
 
 def test_the_compiled_fused_step_gives_transformers_forwards_tokens():
