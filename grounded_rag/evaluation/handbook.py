@@ -16,8 +16,11 @@ import glob
 import importlib.util
 import io
 import json
+import os
+import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -41,22 +44,27 @@ def read_output(out: str) -> tuple[str, list[str], str | None]:
     return answer.strip(), sources, withheld
 
 
-def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: list[str]) -> list[dict[str, Any]]:
-    """Each question through ``grounded-rag ask QUESTION --store STORE --server URL ASK_ARGS``, read as printed."""
-    from ..cli import main
+def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: list[str],
+             concurrent: int = 4) -> list[dict[str, Any]]:
+    """Each question through ``grounded-rag ask QUESTION --store STORE --server URL ASK_ARGS``, read as printed. Up to
+    ``concurrent`` asks at a time, as several users would: the server batches them, and each answer equals the one it
+    gives alone (tests/integration/test_serving.py)."""
+    with ThreadPoolExecutor(concurrent) as pool:
+        return list(pool.map(lambda row: _asked(row, url, store, ask_args), questions))
 
-    out = []
-    for row in questions:
-        said = io.StringIO()
-        with redirect_stdout(said):
-            if main(["ask", row["question"], "--store", store, "--server", url, *ask_args]) != 0:
-                raise RuntimeError(f"ask failed on {row['question']!r}")
-        answer, sources, withheld = read_output(said.getvalue())
-        shown = answer if withheld is None else withheld
-        out.append({**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
-                    "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,
-                    "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])})
-    return out
+
+def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> dict[str, Any]:
+    """One question asked in its own ``grounded-rag ask`` process, its printed answer scored."""
+    done = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "ask", row["question"], "--store", store,
+                           "--server", url, *ask_args], capture_output=True, text=True, encoding="utf-8",
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    if done.returncode != 0:
+        raise RuntimeError(f"ask failed on {row['question']!r}: {done.stderr[-2000:]}")
+    answer, sources, withheld = read_output(done.stdout)
+    shown = answer if withheld is None else withheld
+    return {**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
+            "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,
+            "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])}
 
 
 def report(answers: list[dict[str, Any]]) -> dict[str, int]:

@@ -35,6 +35,7 @@ from .generation import closed_book, generate_records
 from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
 from .protocol import (
+    ACCORDING,
     ANSWER_PREFIX,
     AS_READ,
     EVAL_SYSTEM,
@@ -180,9 +181,9 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Ex
     dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "")
                + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else ""))
     memotrap = is_memotrap(examples)
-    if memotrap and any(EXTRACTIVE in spec or PROMPTED in spec for spec in methods):
+    if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING)):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
-                         f"evaluate it without {EXTRACTIVE!r} and {PROMPTED!r}")
+                         f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r} and {ACCORDING!r}")
     test = split_examples(examples, run.split)[:run.limit] if run.limit else split_examples(examples, run.split)
     validation = split_examples(examples, "validation")[:run.validation_limit]
     if distractors and not memotrap:

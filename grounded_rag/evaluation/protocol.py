@@ -65,12 +65,16 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # decodes with the product's abstention and its quote of a passage where the answer is withheld
 # (DecodingConfig.quote_threshold): the record holds what a user reads (an abstention scores as wrong). ``+insisted``
 # likewise, with the withheld answer decoded again taking the passages at their word (DecodingConfig.insist_beta).
+# ``+according`` opens every stream's answer with "According to the documents, the answer is" instead of "Answer:": the
+# answer is cued as what the documents say (a prompt-side ablation for counterfactual passages, issue 34).
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
 SCREENED = "+screened"
 PROMPTED = "+prompted"
 QUOTED = "+quoted"
 INSISTED = "+insisted"
+ACCORDING = "+according"
+ACCORDING_PREFIX = "According to the documents, the answer is"
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
                    "document that supports the answer as [k], e.g. [1]. If the documents do not answer the question, "
@@ -90,6 +94,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
     INSISTED: {"support_threshold": SUPPORT_THRESHOLD, "insist_beta": INSIST_BETA},
+    ACCORDING: {"answer_prefix": ACCORDING_PREFIX},
 }
 
 
@@ -109,8 +114,8 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
                          f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
                          f"{SCREENED!r} (sentences addressed to the model withheld), {PROMPTED!r} (citations and "
                          f"abstention asked for in the instruction), {QUOTED!r} (a passage quoted where the answer "
-                         f"is withheld) and {INSISTED!r} (a withheld answer decoded again taking the passages at their "
-                         "word)")
+                         f"is withheld), {INSISTED!r} (a withheld answer decoded again taking the passages at their "
+                         f"word) and {ACCORDING!r} (the answer opened with {ACCORDING_PREFIX!r})")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
     return name, [{**params, **extra} for params in GRIDS[name]]
 
@@ -119,7 +124,7 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     """The protocol's config; ``short_answer=False`` for MemoTrap, whose prompts continue the question text. The
     decoder never abstains here: every answer is kept with its support, and the harness applies the threshold when it
     scores (the same rule: an answer is withheld where its support is below it)."""
-    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], answer_prefix=ANSWER_PREFIX
-                          if short_answer else "", score_space="raw", b=0.5, gamma=10.0,
-                          **{"relevance_margin": None, "screen_instructions": False, "system_prompt": EVAL_SYSTEM,
-                             "support_threshold": None, **params})
+    settings = {"answer_prefix": ANSWER_PREFIX if short_answer else "", "relevance_margin": None,
+                "screen_instructions": False, "system_prompt": EVAL_SYSTEM, "support_threshold": None, **params}
+    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], score_space="raw", b=0.5,
+                          gamma=10.0, **settings)

@@ -346,8 +346,8 @@ def test_two_concurrent_ingests_into_one_new_store_lose_nothing(tmp_path):
 
 
 def test_model_cache_is_verified_rebuilt_and_left_clean_after_a_kill(decoder, tmp_path, monkeypatch):
-    """A copy of the converted model in a private cache (the real cache is never touched): adopted,
-    damaged two ways, a conversion killed midway, then rebuilt to the same answer."""
+    """A copy of the converted model in a private cache (the real cache is never touched): adopted, damaged three
+    ways, stripped of its marker, a conversion killed midway, then rebuilt (never adopted) to the same answer."""
     import shutil
     import signal
     import subprocess
@@ -373,28 +373,26 @@ def test_model_cache_is_verified_rebuilt_and_left_clean_after_a_kill(decoder, tm
         handle.write(bytes(b ^ 0xFF for b in block))
     assert "model.safetensors does not match its recorded sha256" in check_conversion(folder), (
         "a changed file is hashed again, in this process too")
-    (folder / COMPLETE_MARKER).unlink()  # and without its marker, nothing vouches for the folder
-    assert check_conversion(folder) == "no completion marker"
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert resolve_model(None)[0] == str(folder)  # rebuilt from the GGUF, never adopted
-    assert any("rebuilding" in str(w.message) for w in caught)
-    assert check_conversion(folder, full=True) is None
-
     with weights.open("r+b") as handle:
         handle.truncate(weights.stat().st_size // 2)
     assert "model.safetensors has" in check_conversion(folder) and "truncated" in check_conversion(folder)
     config = folder / "config.json"  # checked before the weights (files in name order)
     config.write_text(config.read_text().replace("{", "[", 1))  # same size, garbage content
     assert "config.json does not match its recorded sha256" in check_conversion(folder)
+    (folder / COMPLETE_MARKER).unlink()  # and without its marker, nothing vouches for the folder
+    assert check_conversion(folder) == "no completion marker"
 
     # a conversion killed midway: wait until it writes its temporary folder, then SIGKILL it
-    proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "prepare"], env=_env(GROUNDED_RAG_CACHE=str(cache)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while proc.poll() is None and not list(folder.parent.glob(folder.name + ".tmp-*/config.json")):
-        time.sleep(0.02)  # the new copy's first file is written: the conversion is under way
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    log = tmp_path / "prepare.log"
+    with log.open("wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "prepare"],
+                                env=_env(GROUNDED_RAG_CACHE=str(cache)), stdout=subprocess.DEVNULL, stderr=err)
+        while proc.poll() is None and not list(folder.parent.glob(folder.name + ".tmp-*/config.json")):
+            time.sleep(0.02)  # the new copy's first file is written: the conversion is under way
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    said = log.read_text(errors="replace")
+    assert "is damaged (no completion marker); rebuilding it" in said, "a folder nothing vouches for is not adopted"
     assert any(p.name.startswith(folder.name + ".tmp-") for p in folder.parent.iterdir()), "killed mid-conversion"
 
     with warnings.catch_warnings(record=True) as caught:
