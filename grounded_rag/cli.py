@@ -496,7 +496,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                          "distractors")
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
-                    "with +extractive, +relevant, +screened, +prompted, +quoted or +insisted")
+                    "with +extractive, +relevant, +screened, +prompted, +quoted, +insisted or +according")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=int, default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])

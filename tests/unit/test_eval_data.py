@@ -135,6 +135,27 @@ def test_insisted_decodes_with_the_products_abstention_and_a_second_look_at_with
     assert not as_read("grounded_contrast+screened")
 
 
+def test_according_opens_every_short_answer_with_the_documents_cue_and_nothing_else():
+    """`+according` changes the answer's opening words only (every stream alike); MemoTrap, whose prompts continue
+    the question, refuses it before anything is loaded."""
+    import pytest
+
+    from grounded_rag.errors import InputError
+    from grounded_rag.evaluation.harness import EvalRun, _rows
+    from grounded_rag.evaluation.protocol import ACCORDING_PREFIX, ANSWER_PREFIX, base_config, method_grid
+
+    name, grid = method_grid("cad+according")
+    plain = method_grid("cad")[1]
+    assert name == "cad" and [dict(g, answer_prefix=ANSWER_PREFIX) for g in plain] == [
+        dict(g, answer_prefix=ANSWER_PREFIX) for g in grid]
+    config, reference = base_config(name, grid[0], 8), base_config(name, plain[0], 8)
+    assert config.answer_prefix == ACCORDING_PREFIX and reference.answer_prefix == ANSWER_PREFIX
+    assert config.model_dump(exclude={"answer_prefix"}) == reference.model_dump(exclude={"answer_prefix"})
+    run = EvalRun(decoder=None, grids={}, ckpt=None)  # type: ignore[arg-type]  # refused before any decoding
+    with pytest.raises(InputError, match="MemoTrap.*'\\+according'"):
+        _rows(run, str(DATA.parent / "memotrap_8.jsonl"), ["standard+according"])
+
+
 def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_the_threshold(tmp_path):
     import json
 
