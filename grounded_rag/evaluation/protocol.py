@@ -66,7 +66,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # (DecodingConfig.quote_threshold): the record holds what a user reads (an abstention scores as wrong). ``+insisted``
 # likewise, with the withheld answer decoded again taking the passages at their word (DecodingConfig.insist_beta).
 # ``+according`` opens every stream's answer with "According to the documents, the answer is" instead of "Answer:": the
-# answer is cued as what the documents say (a prompt-side ablation for counterfactual passages, issue 34).
+# answer is cued as what the documents say (a prompt-side ablation, read against counterfactual passages).
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
 SCREENED = "+screened"
