@@ -27,6 +27,7 @@ from typing import Any
 
 FILES = "cookbook/data/handbook/*.md"
 QUESTIONS = "cookbook/data/handbook_questions.jsonl"
+CLI = [sys.executable, "-m", "grounded_rag.cli"]  # the console script, in this interpreter
 
 
 def read_output(out: str) -> tuple[str, list[str], str | None]:
@@ -55,8 +56,8 @@ def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: li
 
 def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> dict[str, Any]:
     """One question asked in its own ``grounded-rag ask`` process, its printed answer scored."""
-    done = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "ask", row["question"], "--store", store,
-                           "--server", url, *ask_args], capture_output=True, text=True, encoding="utf-8",
+    done = subprocess.run([*CLI, "ask", row["question"], "--store", store, "--server", url, *ask_args],
+                          capture_output=True, text=True, encoding="utf-8",
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     if done.returncode != 0:
         raise RuntimeError(f"ask failed on {row['question']!r}: {done.stderr[-2000:]}")
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         with redirect_stdout(io.StringIO()):
             if cli(["ingest", *files, "--store", store]) != 0:
                 parser.error(f"ingesting {ns.files} failed (the error above)")
-        with running_server([sys.executable, "-m", "grounded_rag.cli"], store, model_args) as url:
+        with running_server(CLI, store, model_args) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
     for a in answers:
         print(json.dumps({k: a[k] for k in ("question", "answer", "abstained", "right")}, ensure_ascii=False))
