@@ -8,7 +8,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -77,6 +77,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (405, "a method the route does not take"),
         (408, "the request body did not arrive in time"),
         (413, "the request or prompt is over the server's limits or the model's context window"),
+        (415, "a body that is not JSON: sent as a form, or compressed"),
         (503, "too many requests wait for the model; retry after Retry-After seconds"),
     )
 }
@@ -281,11 +282,13 @@ def _lifespan(backend: Backend):
 def _install_error_handlers(app: FastAPI) -> None:
     """Every failure in OpenAI's error format: 400 for bad input, 413 over the window, 500 only for our bugs."""
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         if any(e.get("type") == "json_invalid" for e in errors):
             where = errors[0].get("ctx", {}).get("error", "")
             return error(400, f"the request body is not valid JSON ({where}); send a JSON object", code="invalid_json")
+        if any(tuple(e["loc"]) == ("body",) for e in errors):  # the body as a whole: no object came
+            return _not_an_object(request, errors)
         parts = []
         for e in errors:
             loc = ".".join(str(x) for x in e["loc"] if x != "body")
@@ -293,7 +296,9 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error(400, "invalid request: " + "; ".join(parts))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.detail == UNREADABLE_BODY:  # FastAPI: json.loads failed other than by a JSONDecodeError
+            return _unreadable(request)
         response = error(exc.status_code, str(exc.detail), kind="not_found_error" if exc.status_code == 404 else
                          "invalid_request_error")
         response.headers.update(exc.headers or {})  # a 405's Allow, say
@@ -325,6 +330,34 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _internal(_: Request, exc: Exception) -> JSONResponse:
         log.exception("internal error")
         return error(500, f"internal server error: {type(exc).__name__}: {exc}", kind="server_error")
+
+
+UNREADABLE_BODY = "There was an error parsing the body"
+
+
+def _unreadable(request: Request) -> JSONResponse:
+    """A body that is not JSON text at all: compressed, not UTF-8, or nested deeper than the parser goes."""
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        return error(415, f"Content-Encoding {encoding!r} is not supported; send the JSON body uncompressed",
+                     code="unsupported_content_encoding")
+    return error(400, "the request body could not be read as JSON (not UTF-8 text, or nested too deeply); send a "
+                      "JSON object", code="invalid_json")
+
+
+def _not_an_object(request: Request, errors: Sequence[dict[str, Any]]) -> JSONResponse:
+    """The body is not a JSON object: sent as a form (``curl -d`` without a Content-Type header), or JSON of another
+    kind (an array, a string)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind and kind != "application/json" and not kind.endswith("+json"):
+        return error(415, f"the request body must be JSON sent with Content-Type: application/json (this one came as "
+                          f"{kind!r}); with curl, add -H 'Content-Type: application/json'",
+                     code="unsupported_media_type")
+    given = type(errors[0].get("input")).__name__
+    shown = {"list": "an array", "str": "a string", "int": "a number", "float": "a number", "bool": "a boolean",
+             "NoneType": "empty (or null)"}.get(given, given)
+    return error(400, f"the request body must be a JSON object with the request's fields, not {shown}",
+                 code="invalid_json")
 
 
 def _with_headers(body: dict[str, Any]) -> JSONResponse:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import socket
 import threading
@@ -485,8 +486,30 @@ def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(serv
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
     r = httpx.post(f"{server}/v1/completions", json={"model": decoder.name, "prompt": ["a", "b"], "documents": DOCS})
     assert r.status_code == 400 and "one prompt per request" in r.json()["error"]["message"]
+    for status, message, body, headers in BODIES_NOT_JSON_OBJECTS:
+        r = httpx.post(f"{server}/v1/chat/completions", content=body(decoder), headers=headers)
+        assert (r.status_code, r.json()["error"]["message"][:len(message)]) == (status, message), r.text
     ok = httpx.post(f"{server}/v1/chat/completions", json=chat_body(decoder), timeout=120)
     assert ok.status_code == 200 and ok.json()["choices"][0]["message"]["content"]
+
+
+def _gzipped(decoder) -> bytes:
+    return gzip.compress(json.dumps(chat_body(decoder)).encode())
+
+
+BODIES_NOT_JSON_OBJECTS = [  # (status, start of the message, body, headers)
+    # curl -d without -H 'Content-Type: application/json' sends a form
+    (415, "the request body must be JSON sent with Content-Type: application/json",
+     lambda d: json.dumps(chat_body(d)).encode(), {"content-type": "application/x-www-form-urlencoded"}),
+    (400, "the request body must be a JSON object with the request's fields, not an array",
+     lambda d: json.dumps([chat_body(d)]).encode(), {"content-type": "application/json"}),
+    (400, "the request body must be a JSON object with the request's fields, not empty", lambda d: b"",
+     {"content-type": "application/json"}),
+    (415, "Content-Encoding 'gzip' is not supported", _gzipped,
+     {"content-type": "application/json", "content-encoding": "gzip"}),
+    (400, "the request body could not be read as JSON", lambda d: b"[" * 100_000 + b"]" * 100_000,
+     {"content-type": "application/json"}),
+]
 
 
 def test_oversized_and_trickling_bodies_are_refused_before_parsing(server, decoder, request):
