@@ -313,7 +313,7 @@ def cmd_ingest(ns: argparse.Namespace) -> int:
     if ns.remove:
         with ChromaStore.writing(ns.store) as store:
             removed = store.remove(ns.files)
-        print(f"removed {removed} chunks of {len(ns.files)} file(s) from {ns.store}")
+        print(f"removed {removed} chunks from {ns.store}")
         return 0
     sources = read_files(ns.files, chunk_chars=ns.chunk_chars)  # every file checked before anything is stored
     with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
@@ -422,12 +422,14 @@ def build_parser() -> argparse.ArgumentParser:
     prep.set_defaults(func=cmd_prepare)
 
     ingest = sub.add_parser("ingest", help="chunk text/markdown files into a Chroma store")
-    ingest.add_argument("files", nargs="+", help="text or markdown files (UTF-8)")
+    ingest.add_argument("files", nargs="+", help="text or markdown files (UTF-8), or folders: their .md, .markdown, "
+                                                 ".txt, .text and .rst files, in subfolders too")
     ingest.add_argument("--store", required=True, help="the store's folder (made if missing; ask --store DIR reads it)")
     ingest.add_argument("--chunk-chars", type=int, default=800,
                         help="largest chunk, in characters: paragraphs are packed up to it (default: 800)")
     ingest.add_argument("--remove", action="store_true",
-                        help="delete these files' chunks from the store instead (the files need not exist)")
+                        help="delete these files' chunks (a folder: every file under it) from the store instead "
+                             "(the files need not exist)")
     ingest.set_defaults(func=cmd_ingest)
 
     _serve_parser(sub)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -124,15 +125,39 @@ class SourceFile:
     given: str = ""  # the path as it was given (chunks' "source"), which stores made before keys carried alone
 
 
-def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:
-    """Text/markdown files into chunks titled by file name. Every file is checked before any is returned (a bad one
-    refuses the whole call, so nothing is half-stored); a file named twice is read once. Chunk ids are unique to the
-    file and version, so a new version can be stored beside the old before the old is removed."""
-    sources: dict[str, SourceFile] = {}
-    for name in files:
+TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst")  # what a folder given to ingest contributes
+
+
+def expand_files(names: Iterable[str | Path]) -> list[Path]:
+    """Files as given, and for a folder its text and markdown files (:data:`TEXT_SUFFIXES`), in its subfolders too,
+    in name order: hidden files and folders (``.git``) and folders behind links are passed over."""
+    paths: list[Path] = []
+    for name in names:
         path = Path(name)
+        if not path.is_dir():
+            if not path.exists():
+                raise InputError(f"{path}: no such file or folder; pass text or markdown files, or folders of them")
+            paths.append(path)
+            continue
+        found = sorted(Path(root, f) for root, dirs, files in os.walk(path)
+                       for f in files if not f.startswith(".") and f.lower().endswith(TEXT_SUFFIXES)
+                       if not any(part.startswith(".") for part in Path(root).relative_to(path).parts))
+        if not found:
+            raise InputError(f"the folder {path} holds no text or markdown files ({', '.join(TEXT_SUFFIXES)}); pass "
+                             "the files to ingest by name")
+        paths.extend(found)
+    return paths
+
+
+def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:
+    """Text/markdown files (or folders of them, :func:`expand_files`) into chunks titled by file name. Every file is
+    checked before any is returned (a bad one refuses the whole call, so nothing is half-stored); a file named twice
+    is read once. Chunk ids are unique to the file and version, so a new version can be stored beside the old before
+    the old is removed."""
+    sources: dict[str, SourceFile] = {}
+    for path in expand_files(files):
         if not path.is_file():
-            raise InputError(f"{path} is not a file; pass text or markdown files to ingest")
+            raise InputError(f"{path} is not a file; pass text or markdown files, or folders of them")
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
@@ -294,8 +319,13 @@ class ChromaStore:
         return added
 
     def remove(self, files: Iterable[str | Path]) -> int:
-        """Delete every chunk of these files (they need not exist any more). Returns the chunks deleted."""
-        return sum(self._delete_versions(_printable(str(Path(f).resolve())), keep=None) for f in files)
+        """Delete every chunk of these files, and of every file under a folder among them (none need exist any
+        more). Returns the chunks deleted."""
+        keys = [_printable(str(Path(f).resolve())) for f in files]
+        metas = self.collection.get(include=["metadatas"])["metadatas"] or []
+        held = {meta["file"] for meta in metas if meta and isinstance(meta.get("file"), str)}
+        under = {k for k in held for key in keys if k.startswith(key.rstrip(os.sep) + os.sep)}
+        return sum(self._delete_versions(key, keep=None) for key in set(keys) | under)
 
     def sweep(self) -> int:
         """Finish what a killed writer left: where a file has chunks of several versions, keep the newest."""

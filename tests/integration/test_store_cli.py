@@ -33,7 +33,7 @@ def test_wrong_store_path_and_bad_files_are_clear_errors(tmp_path, capsys):
     assert main(["ask", "q", "--store", str(tmp_path / "missing")]) == 2
     assert "no Chroma store" in capsys.readouterr().err
     assert main(["ingest", str(tmp_path / "nope.md"), "--store", str(tmp_path / "s")]) == 2
-    assert "is not a file" in capsys.readouterr().err
+    assert "no such file or folder" in capsys.readouterr().err
     binary = tmp_path / "x.md"
     binary.write_bytes(b"\xff\xfe\x00\x81")
     assert main(["ingest", str(binary), "--store", str(tmp_path / "s")]) == 2
@@ -109,6 +109,31 @@ def test_ingest_is_idempotent_and_an_edited_file_leaves_no_stale_chunk(tmp_path,
     twin.unlink()
     assert main(["ingest", "--remove", str(twin), "--store", str(store)]) == 0
     assert "removed 1 chunks" in capsys.readouterr().out and _chunks(store) == []
+
+
+def test_a_folder_ingests_its_text_files_and_remove_forgets_them(tmp_path, capsys):
+    """A folder contributes its text and markdown files, in subfolders too, never hidden ones or other kinds; `--remove`
+    with the folder forgets every file under it (a sibling whose name starts like the folder's stays)."""
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    (docs / "team").mkdir(parents=True)
+    (docs / ".git").mkdir()
+    files = {docs / "a.md": "Alpha.", docs / "team" / "b.txt": "Beta.", docs / "team" / "c.rst": "Gamma.",
+             docs / ".hidden.md": "Hidden.", docs / ".git" / "d.md": "Git.", docs / "notes.json": "{}"}
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    (docs / "logo.png").write_bytes(b"\x89PNG\x00\x00")
+    sibling = tmp_path / "docs2.md"
+    sibling.write_text("Sibling.", encoding="utf-8")
+    assert main(["ingest", str(docs), str(sibling), "--store", str(store)]) == 0
+    assert "from 4 file(s)" in capsys.readouterr().out
+    assert sorted(c["text"] for c in _chunks(store)) == ["Alpha.", "Beta.", "Gamma.", "Sibling."]
+    (docs / "team" / "b.txt").unlink()  # gone from the disk: --remove still forgets it
+    assert main(["ingest", "--remove", str(docs), "--store", str(store)]) == 0
+    assert "removed 3 chunks" in capsys.readouterr().out
+    assert [c["text"] for c in _chunks(store)] == ["Sibling."]
+    (tmp_path / "empty").mkdir()
+    assert main(["ingest", str(tmp_path / "empty"), "--store", str(store)]) == 2
+    assert "holds no text or markdown files" in capsys.readouterr().err
 
 
 def test_a_writer_killed_between_adding_and_deleting_is_swept_by_the_next(tmp_path):
