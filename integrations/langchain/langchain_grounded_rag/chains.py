@@ -36,7 +36,16 @@ def question_of(inputs: Any) -> str:
         for key in ("input", "question"):
             if isinstance(inputs.get(key), str):
                 return inputs[key]
-    raise InputError(f'the chain takes {{"input": question}} or {{"question": question}}, got {inputs!r}')
+    raise InputError(f'the chain takes the question as a string, {{"input": question}} or {{"question": question}}, '
+                     f"got {inputs!r}")
+
+
+def _inputs(value: Any) -> dict[str, Any]:
+    """A chain input as a dict: a plain question becomes ``{"input": question}``, as LCEL chains take strings."""
+    if isinstance(value, str):
+        return {"input": value}
+    question_of(value)  # anything else must carry its question
+    return value
 
 
 class _Grounding(BaseCallbackHandler):
@@ -170,7 +179,7 @@ def create_stuff_documents_chain(llm: GroundedRAGLLM | ChatGroundedRAG, prompt: 
 def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | ChatGroundedRAG) -> Runnable:
     """Retrieve (scores kept), decode with the documents and their scores, report what the answer rests on.
 
-    Takes ``{"input": q}`` or ``{"question": q}`` and returns, besides ``input`` and ``context``: ``answer``;
+    Takes the question (a string), ``{"input": q}`` or ``{"question": q}`` and returns, besides ``input`` and ``context``: ``answer``;
     ``citations`` (each answer span with the passage span it rests on, as ``GenerationResult.citations``: the
     passage's 1-based place in ``context`` is ``document``); ``cited_documents`` (the ``context`` documents the answer
     cites); ``support`` (0-1), ``abstained`` (no passage supports an answer: ``answer`` says so), ``quoted``
@@ -193,7 +202,8 @@ def create_grounded_rag_chain(retriever: BaseRetriever, llm: GroundedRAGLLM | Ch
         return retrieval_trust(scores, decoding.tau_r, decoding.gamma, decoding.b)
 
     return (
-        RunnablePassthrough.assign(context=RunnableLambda(question_of) | retriever)
+        RunnableLambda(_inputs)
+        | RunnablePassthrough.assign(context=RunnableLambda(question_of) | retriever)
         | _Answer(inner=model)
         | RunnablePassthrough.assign(trust=RunnableLambda(trust))
     ).with_config(run_name="grounded_rag_chain")

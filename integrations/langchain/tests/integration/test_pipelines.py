@@ -115,6 +115,7 @@ def test_create_grounded_rag_chain_takes_question_or_input_and_batches(chat, sho
     by_question = chain.invoke({"question": QUESTION})
     by_input = chain.invoke({"input": QUESTION})
     assert by_question["answer"] == by_input["answer"] == short_llm.invoke(QUESTION, documents=by_input["context"])
+    assert chain.invoke(QUESTION) == {**by_input, "input": QUESTION}  # a plain question, as LCEL chains take
     assert 0 < by_question["trust"] < 1
     counter = RowCounter(short_llm.decoder.model)
     try:
@@ -127,6 +128,8 @@ def test_create_grounded_rag_chain_takes_question_or_input_and_batches(chat, sho
     assert out[0]["answer"] == by_input["answer"]
     with pytest.raises(InputError, match='"question"'):
         chain.invoke({"query": QUESTION})
+    with pytest.raises(InputError, match="as a string"):
+        chain.invoke(["not", "a question"])
 
 
 def test_create_retrieval_chain_pattern_from_the_docs(chat, retriever):
