@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -27,6 +28,9 @@ INSIST_BETA = 1.0  # a withheld answer's second look at the trusted rule's weigh
 # a second look is shown from this support: on validation rows the lowest that answers no more unanswerable questions
 # than withholding does (docs/citations.md)
 INSIST_THRESHOLD = 0.8
+
+
+MAX_SETTING = 1e6  # the largest size of a finite float setting (rho_max also takes inf)
 
 
 class DecodingConfig(BaseModel):
@@ -194,6 +198,16 @@ class DecodingConfig(BaseModel):
         if not isinstance(value, str) or not value.strip():
             raise ValueError("must be a non-empty string, e.g. 'The documents do not say.'")
         return unicode_text(value, "abstention_text")
+
+    @field_validator("*")
+    @classmethod
+    def _within_fp32(cls, value: Any) -> Any:
+        """Settings are weights, scales and thresholds in the decoder's fp32 arithmetic: a finite one beyond
+        :data:`MAX_SETTING` overflows there (inf and NaN logits) instead of meaning anything."""
+        if isinstance(value, float) and math.isfinite(value) and abs(value) > MAX_SETTING:
+            raise ValueError(f"must be at most {MAX_SETTING:g} in size: larger values overflow the decoder's fp32 "
+                             "arithmetic")
+        return value
 
     @field_validator("temperature")
     @classmethod

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 
 class Document(BaseModel):
@@ -35,6 +36,12 @@ class Document(BaseModel):
         return value
 
 
+def json_number(value: float | None) -> float | str | None:
+    """A number as JSON can carry it: rho is inf where rho_max is (the reference stream followed), and JSON has no
+    inf, so it travels as "inf" (which pydantic and ``float()`` read back)."""
+    return value if value is None or math.isfinite(value) else str(value)
+
+
 class TraceStep(BaseModel):
     """One decoded token and the quantities the paper's token-level table reports."""
 
@@ -46,6 +53,10 @@ class TraceStep(BaseModel):
     p_full: float
     p_ref: float | None = Field(None, description="p_ret(y_t), or the method's reference stream")
     q: float = Field(description="probability of y_t under the fused distribution (before sampling transforms)")
+
+    @field_serializer("conflict", "rho", "eta", "p_full", "p_ref", "q", when_used="json")
+    def _json(self, value: float | None) -> float | str | None:
+        return json_number(value)
 
 
 class Prompts(BaseModel):
@@ -182,8 +193,8 @@ class GenerationResult(BaseModel):
 
         return result_html(self)
 
-    def trace_summary(self) -> dict[str, float]:
-        """Means and maxima of the per-token grounding signals (for framework metadata)."""
+    def trace_summary(self) -> dict[str, float | str | None]:
+        """Means and maxima of the per-token grounding signals (for framework metadata, so JSON's numbers)."""
         if not self.trace:
             return {"tokens": 0}
         conflicts = [s.conflict for s in self.trace if s.conflict is not None]
@@ -199,4 +210,4 @@ class GenerationResult(BaseModel):
         if conflicts:
             out["mean_conflict"] = sum(conflicts) / len(conflicts)
             out["max_conflict"] = max(conflicts)
-        return out
+        return {k: json_number(v) for k, v in out.items()}

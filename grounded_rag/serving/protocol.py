@@ -305,7 +305,7 @@ def grounding(result: GenerationResult, with_trace: bool) -> dict[str, Any]:
     if with_trace:
         out["dropped_documents"] = [d.model_dump(include=fields) for d in result.dropped_documents]
         out["irrelevant_documents"] = [d.model_dump(include=fields) for d in result.irrelevant_documents]
-        out["trace"] = [s.model_dump() for s in result.trace]
+        out["trace"] = [s.model_dump(mode="json") for s in result.trace]
         out["token_ids"] = result.token_ids
         out["prompts"] = result.prompts.model_dump()
         out["prompt_tokens"] = result.prompt_tokens

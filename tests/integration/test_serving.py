@@ -220,6 +220,10 @@ def test_trace_on_request_is_the_decoders_trace(client, decoder):
     assert [s["token_id"] for s in trace] == [s.token_id for s in want.trace]
     assert [s["rho"] for s in trace] == pytest.approx([s.rho for s in want.trace], abs=1e-5)
     assert [s["conflict"] for s in trace] == pytest.approx([s.conflict for s in want.trace], abs=1e-5)
+    r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
+                                       max_tokens=N, extra_body={"documents": DOCS, "trace": True,
+                                                                 "decoding": {"method": "grounded", "rho_max": "inf"}})
+    assert {s["rho"] for s in r.model_extra["grounding"]["trace"]} == {"inf"}  # JSON has no inf (this was a 500)
 
 
 def test_decoding_settings_and_score_space_reach_the_decoder(client, decoder):
@@ -450,6 +454,7 @@ BAD = {
     # registered in this process by the evaluation package, and still not served
     "research ablation": (dict(decoding={"method": "pmi_words_cut"}), 400, "research ablation"),
     "bad setting": (dict(decoding={"rho_max": -1}), 400, "decoding.rho_max"),
+    "setting past fp32": (dict(decoding={"method": "cad", "beta": 1e308}), 400, "decoding.beta=1e+308: must be at most"),
     "unknown setting": (dict(decoding={"rho": 2}), 400, "decoding.rho"),
     "top_p out of range": (dict(top_p=2), 400, "top_p"),
     "conflicting settings": (dict(temperature=0.5, decoding={"temperature": 0.0}), 400, "set twice"),

@@ -74,6 +74,11 @@ def test_normalize_scores_maps_each_distance_space_to_cosine():
         ("dola_alpha", 0.0, "dola_alpha"),
         ("knn_k", 0, "knn_k"),
         ("knn_lambda", 1.5, "knn_lambda"),
+        # finite, and past what fp32 holds: a 500 from the server before, now refused by name
+        ("beta", 1e308, "beta=1e+308: must be at most 1e+06"),
+        ("rho_max", 1e308, "rho_max"),
+        ("pmi_alpha", 1e39, "pmi_alpha"),
+        ("b", -1e39, "b=-1e+39"),
     ],
 )
 def test_config_rejects_bad_values_naming_the_field(field, value, fragment):
@@ -84,6 +89,7 @@ def test_config_rejects_bad_values_naming_the_field(field, value, fragment):
 
 def test_config_accepts_infinite_rho_and_forbids_typos():
     assert DecodingConfig(rho_max=float("inf")).rho_max == float("inf")
+    assert DecodingConfig(beta=1e6, b=-1e6).beta == 1e6
     with pytest.raises(InputError, match="rho_mx"):
         DecodingConfig(rho_mx=1.0)
 
@@ -139,3 +145,15 @@ def test_an_ablation_is_not_a_user_method_until_the_evaluation_package_registers
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "unknown method 'pmi_words_cut'" in out and "grounded-rag eval --methods" in out
     assert out.strip().endswith("pmi_words_cut")
+
+
+def test_an_infinite_rho_in_a_trace_travels_as_json_and_back():
+    """rho_max=inf (the reference stream followed) puts inf in the trace; JSON has no inf, and the server's answer
+    must be JSON (it was a 500): it travels as "inf" and is read back as inf."""
+    import json
+
+    from grounded_rag.types import TraceStep
+
+    step = TraceStep(token_id=1, token="a", rho=float("inf"), conflict=None, p_full=0.5, q=0.25)
+    sent = json.dumps(step.model_dump(mode="json"), allow_nan=False)
+    assert TraceStep(**json.loads(sent)) == step and step.model_dump()["rho"] == float("inf")
