@@ -437,10 +437,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default in its help, except an unset one ("default: None" says nothing the help does not)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def _ask_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag ask`: one question over --doc passages or a store."""
     ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)",
-                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                         formatter_class=DefaultsShown)
     ask.add_argument("question")
     ask.add_argument("--doc", action="append", default=[], help="a document's text (repeatable)")
     ask.add_argument("--score", action="append", type=float, default=[], help="a document's retriever score")
@@ -492,7 +499,7 @@ def _serve_parser(sub: argparse._SubParsersAction) -> None:
 def _eval_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag eval`: the matched-protocol evaluation and its settings."""
     ev = sub.add_parser("eval", help="matched-protocol evaluation on JSONL benchmark files",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=DefaultsShown)
     ev.add_argument("--data", action="append", required=True,
                     help="a JSONL file in the benchmark schema (repeat for more); FILE+Kdistractors is that file with K "
                          "distractors")
