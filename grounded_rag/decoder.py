@@ -516,7 +516,9 @@ class GroundedDecoder:
 
     def stream_answer(self, request: Request, config: DecodingConfig, method: Method
                       ) -> Iterator[tuple[str, GenerationResult | None]]:
-        """A planned request's (:meth:`plan`) answer in pieces as it is decoded; the last item carries the result."""
+        """A planned request's (:meth:`plan`) answer in pieces as it is decoded; the last item carries the result.
+        Every decoded token yields, with ``""`` while there is nothing new to show (an answer held until it is known to
+        stand), so a consumer whose client has gone can stop between any two tokens."""
         cfg = config
         gains = self.question_gains([request]) if cfg.attribute else None
         if gains is not None and _abstains(cfg, support_of(max(gains[0])), request):
@@ -535,6 +537,8 @@ class GroundedDecoder:
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
+            else:
+                yield "", None
         final = self._second_looks([request], self._results(running, method, cfg, gains), cfg, method, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final

@@ -206,9 +206,10 @@ class ModelWorker:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", GroundedRAGWarning)
                 for piece, result in self.decoder.stream_answer(request, job.config, method):
-                    if handle.cancelled:  # the client went away: free the model thread
+                    if handle.cancelled:  # the client went away: free the model thread (checked every token)
                         return
-                    put(("piece", (piece, result)))
+                    if piece or result is not None:
+                        put(("piece", (piece, result)))
         except Exception as exc:  # noqa: BLE001
             put(("error", exc))
 

@@ -648,6 +648,32 @@ def test_a_full_queue_answers_503_and_an_abandoned_request_costs_no_decoding(dec
         assert ok.status_code == 200 and backend.worker.stats["batched_requests"] == decoded + 1
 
 
+def test_an_abandoned_stream_whose_answer_is_held_stops_decoding(decoder):
+    """With abstention on (the default) a streamed answer is held until it is known to stand, so nothing is sent
+    while it decodes; a client that leaves then must still free the model thread at the next token, not after
+    max_tokens of decoding that nobody reads."""
+    question, documents, limit = "Write a long story about the tower.", ["The tower is in Rome. " * 20], 60
+    alone = decoder.generate(question, documents, config=DecodingConfig(max_new_tokens=limit))
+    assert alone.finish_reason == "length" and not alone.abstained  # unread, it would decode all 60 tokens
+    forwards = []
+    hook = decoder.model.register_forward_hook(lambda *_: forwards.append(1))
+    try:
+        with local_server(decoder) as (url, _):
+            body = {"model": decoder.name, "stream": True, "max_tokens": limit, "documents": documents,
+                    "messages": [{"role": "user", "content": question}]}
+            with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=120) as r:
+                assert r.status_code == 200 and next(r.iter_lines()).startswith("data:")
+            seen = -1
+            while seen != len(forwards):  # until the model thread has stopped
+                seen = len(forwards)
+                time.sleep(2.0)
+            assert len(forwards) < limit // 2, f"{len(forwards)} forward passes after the client left"
+            ok = httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+            assert ok.status_code == 200
+    finally:
+        hook.remove()
+
+
 def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
     """The load test's hostile phase: 1 MB of text in the system message, the question, a document, a title, the
     metadata or the stop strings, sent at once beside a normal request: each refused with 413, the normal request
