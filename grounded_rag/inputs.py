@@ -4,6 +4,7 @@ context window. Everything here refuses bad input with an :class:`InputError` th
 from __future__ import annotations
 
 import math
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -169,11 +170,18 @@ def _on_trust_scale(i: int, value: float, scale: DistanceSpace | None, undeclare
     return score
 
 
+def visible(text: str) -> bool:
+    """Whether ``text`` holds a character a reader sees: not only whitespace, control characters (NUL, escape
+    sequences) and invisible ones (zero-width spaces, a byte-order mark, soft hyphens), which make no question."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
 def checked_request(question: Any, documents: Any) -> list[Document]:
     """The question and documents of one request checked (a clear InputError for each mistake), the
     documents as :class:`Document`."""
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("question is empty; pass the user's question as a non-empty string")
+    if not isinstance(question, str) or not visible(question):
+        raise InputError("question is empty (or only whitespace, control or invisible characters); pass the user's "
+                         "question as a non-empty string")
     text_input(question, "the question")
     if isinstance(documents, (str, Document)) or not isinstance(documents, Sequence):
         raise InputError("documents must be a list of passages (str, dict with 'text', or Document)")

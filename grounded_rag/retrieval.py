@@ -216,9 +216,12 @@ def _check_k(k: int) -> None:
 
 def check_search(query: str, k: int) -> None:
     """A search's question and ``k``, refused before any work when they cannot be searched."""
+    from .inputs import text_input, visible
+
     _check_k(k)
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str) or not visible(query):
         raise InputError("the search query is empty; pass the user's question")
+    text_input(query, "the search query")  # before it is embedded: a lone surrogate cannot be tokenized
 
 
 def _persistent_client(folder: Path):

@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, InputError
+from ..inputs import text_input, visible
 from ..retrieval import ChromaStore
 from .discovery import card_fields
 from .limits import add_rate_limit
@@ -201,6 +202,7 @@ def _add_routes(app: FastAPI, backend: Backend, settings: ServeSettings, base: D
         if (bad := check_model(req)) is not None:
             return bad  # type: ignore[return-value]
         check_size(req, settings)
+        text_input(req.prompt, "prompt")
         tokens = await backend.worker.tokenize(req.prompt, req.add_special_tokens)
         return {"tokens": tokens, "count": len(tokens), "max_model_len": backend.worker.decoder.context_window}
 
@@ -233,7 +235,7 @@ async def _job(req: GroundedFields, question: str, system: str | None, base: Dec
     if not retrieves(req, settings) or store is None:
         return to_job(req, question, system, base, settings)
     check_size(req, settings)
-    if not question.strip():
+    if not visible(question):
         raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
     hits = await worker.call(store.search, question, req.retrieve_k or settings.retrieve_k)
     return to_job(req, question, system, base, settings, retrieved=hits)

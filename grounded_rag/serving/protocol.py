@@ -36,7 +36,7 @@ from pydantic import (
 
 from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
-from ..inputs import documents_and_scores, with_scores
+from ..inputs import documents_and_scores, visible, with_scores
 from ..retrieval import Hit
 from ..trust import DistanceSpace
 from ..types import Document, GenerationResult
@@ -199,7 +199,7 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
         raise InputError(problem)
     docs = _retrieved(retrieved) if retrieved is not None else _documents(req, question, settings)
     config = _config(req, system, base, settings.max_tokens_limit)
-    if not question.strip():
+    if not visible(question):
         raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
     return Job(question=question, documents=docs, config=config, trace=req.trace)
 

@@ -16,6 +16,7 @@ from ..conftest import DOCUMENTS, QUESTION
     [
         ("", DOCUMENTS, None, "question is empty"),
         ("   ", DOCUMENTS, None, "question is empty"),
+        ("\x00\x01\x1b\u200b\ufeff\u00ad", DOCUMENTS, None, "question is empty"),  # nothing a reader sees
         (QUESTION, [], None, "no documents"),
         (QUESTION, ["ok", "  "], None, "document 2 is empty"),
         (QUESTION, [{"title": "x"}], None, "has no text"),

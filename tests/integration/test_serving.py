@@ -450,6 +450,8 @@ BAD = {
     "some scores missing": (dict(documents=[{"text": "a", "score": 0.5}, {"text": "b"}]), 400, "no score"),
     "messages not a list": (dict(messages="hello"), 400, "messages"),
     "no user message": (dict(messages=[{"role": "system", "content": "x"}]), 400, "no user message"),
+    "invisible question": (dict(messages=[{"role": "user", "content": "\u200b\u0001\ufeff"}]), 400,
+                           "the question is empty"),
     "unknown method": (dict(decoding={"method": "beam"}), 400, "decoding.method"),
     # registered in this process by the evaluation package, and still not served
     "research ablation": (dict(decoding={"method": "pmi_words_cut"}), 400, "research ablation"),
@@ -491,6 +493,9 @@ def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(serv
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
     r = httpx.post(f"{server}/v1/completions", json={"model": decoder.name, "prompt": ["a", "b"], "documents": DOCS})
     assert r.status_code == 400 and "one prompt per request" in r.json()["error"]["message"]
+    lone = json.dumps({"model": decoder.name, "prompt": "\ud800 who?"})  # ASCII, escaping the lone surrogate
+    r = httpx.post(f"{server}/tokenize", content=lone, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"]
     for status, message, body, headers in BODIES_NOT_JSON_OBJECTS:
         r = httpx.post(f"{server}/v1/chat/completions", content=body(decoder), headers=headers)
         assert (r.status_code, r.json()["error"]["message"][:len(message)]) == (status, message), r.text

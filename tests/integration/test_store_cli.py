@@ -41,7 +41,11 @@ def test_wrong_store_path_and_bad_files_are_clear_errors(tmp_path, capsys):
 
 
 def test_empty_store_means_no_documents(tmp_path, capsys):
-    ChromaStore.open(tmp_path / "empty", create=True)
+    store = ChromaStore.open(tmp_path / "empty", create=True)
+    with pytest.raises(InputError, match="not valid Unicode"):  # refused before the query is embedded
+        store.search("\ud800 who?")
+    with pytest.raises(InputError, match="query is empty"):
+        store.search("\u200b\x00")
     assert main(["ask", "q", "--store", str(tmp_path / "empty")]) == 2
     assert "no documents" in capsys.readouterr().err
 
