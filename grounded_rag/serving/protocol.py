@@ -17,6 +17,7 @@ ungrounded answer would look grounded to the client.
 from __future__ import annotations
 
 import json
+import math
 import time
 import uuid
 from typing import Annotated, Any, Literal, get_args
@@ -57,12 +58,31 @@ class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: StrictStr
-    id: StrictStr | int | None = None
+    id: StrictStr | StrictInt | None = None  # strict: true would become "1"
     title: StrictStr | None = None
     score: StrictFloat | StrictInt | None = Field(None, allow_inf_nan=False,
                                                   description="retriever score in `score_space` (a number)")
     metadata: dict[str, Any] = Field(default_factory=dict)
     trusted: StrictBool = Field(False, description="the client wrote this passage (Document.trusted), not retrieved")
+
+    @field_validator("metadata")
+    @classmethod
+    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Metadata goes back in the response (and the trace), which must be JSON: Python's parser takes NaN and
+        Infinity, JSON has neither."""
+        def finite(v: Any) -> bool:
+            if isinstance(v, float):
+                return math.isfinite(v)
+            items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+            return all(finite(x) for x in items)
+
+        try:
+            ok = finite(value)
+        except RecursionError:
+            raise ValueError("nests too deeply; send flat values") from None
+        if not ok:
+            raise ValueError("holds NaN or Infinity, which JSON has no numbers for; send such a value as a string")
+        return value
 
 
 class GroundedFields(BaseModel):
@@ -208,7 +228,11 @@ def check_size(req: BaseModel, settings: ServeSettings) -> None:
     """One budget over every text of the request (messages, system prompt, documents with their titles, ids and
     metadata, stop strings, settings), checked before any tokenizer or model sees it, so no field is a way around it
     and a refused request costs no model time."""
-    chars = len(json.dumps(req.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False))
+    try:
+        chars = len(json.dumps(req.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False))
+    except (ValueError, RecursionError):  # pydantic's "Maximum serialization depth exceeded"
+        raise InputError("the request nests its JSON too deeply (arrays or objects hundreds of levels down in a "
+                         "free-form field such as metadata or decoding); send flat values") from None
     if chars > settings.max_prompt_chars:
         raise ContextWindowError(f"the request holds {chars} characters of text, over this server's limit of "
                                  f"{settings.max_prompt_chars}; send fewer or shorter documents or messages")

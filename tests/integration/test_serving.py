@@ -450,6 +450,10 @@ BAD = {
     "some scores missing": (dict(documents=[{"text": "a", "score": 0.5}, {"text": "b"}]), 400, "no score"),
     "messages not a list": (dict(messages="hello"), 400, "messages"),
     "no user message": (dict(messages=[{"role": "system", "content": "x"}]), 400, "no user message"),
+    "deep metadata": (dict(documents=[{"text": "Paris is in France.", "metadata": {"a": json.loads("[" * 900 + "]" * 900)}}]),
+                      400, "metadata: Value error, nests too deeply"),
+    "deep settings": (dict(decoding={"a": json.loads("[" * 900 + "]" * 900)}), 400, "nests its JSON too deeply"),
+    "boolean id": (dict(documents=[{"text": "Paris is in France.", "id": True}]), 400, "documents.0.DocumentIn.id"),
     "invisible question": (dict(messages=[{"role": "user", "content": "\u200b\u0001\ufeff"}]), 400,
                            "the question is empty"),
     "unknown method": (dict(decoding={"method": "beam"}), 400, "decoding.method"),
@@ -493,6 +497,9 @@ def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(serv
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
     r = httpx.post(f"{server}/v1/completions", json={"model": decoder.name, "prompt": ["a", "b"], "documents": DOCS})
     assert r.status_code == 400 and "one prompt per request" in r.json()["error"]["message"]
+    nan = json.dumps(chat_body(decoder, documents=[{"text": "Paris is in France.", "metadata": {"x": float("nan")}}]))
+    r = httpx.post(f"{server}/v1/chat/completions", content=nan, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "metadata: Value error, holds NaN" in r.json()["error"]["message"], r.text
     lone = json.dumps({"model": decoder.name, "prompt": "\ud800 who?"})  # ASCII, escaping the lone surrogate
     r = httpx.post(f"{server}/tokenize", content=lone, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"]
