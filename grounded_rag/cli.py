@@ -469,12 +469,20 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.set_defaults(func=cmd_ask)
 
 
+def _port(value: str) -> int:
+    """A TCP port; a larger number is refused here, where the OS would wrap it round to another port."""
+    port = int(value)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port; use 0 to 65535")
+    return port
+
+
 def _serve_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag serve`: the OpenAI-compatible server and its batching and Ray settings."""
     srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
     srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
     srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--port", type=_port, default=8000, help="TCP port, 0 to 65535 (0: any free one)")
     srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
                      "documents are answered from the passages retrieved from it")
     srv.add_argument("--k", type=int, default=3, help="with --store: passages retrieved per question")

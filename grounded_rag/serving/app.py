@@ -107,6 +107,9 @@ class APIKeyMiddleware:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and scope["path"] not in self.OPEN:
             given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+            scheme, _, credentials = given.partition(b" ")
+            if scheme.lower() == b"bearer":  # auth schemes are case-insensitive (RFC 9110): "bearer KEY" is the key
+                given = b"Bearer " + credentials.strip()
             if not hmac.compare_digest(given, self.expected):
                 what = "a wrong API key" if given else "no API key"
                 response = error(401, f"this server needs an API key and the request sent {what}; pass api_key="
@@ -351,9 +354,11 @@ def _not_an_object(request: Request, errors: Sequence[dict[str, Any]]) -> JSONRe
     """The body is not a JSON object: sent as a form (``curl -d`` without a Content-Type header), or JSON of another
     kind (an array, a string)."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind and kind != "application/json" and not kind.endswith("+json"):
-        return error(415, f"the request body must be JSON sent with Content-Type: application/json (this one came as "
-                          f"{kind!r}); with curl, add -H 'Content-Type: application/json'",
+    sent = isinstance(errors[0].get("input"), bytes)  # JSON was not read: the header did not say JSON
+    if sent or (kind and kind != "application/json" and not kind.endswith("+json")):
+        came = f"as {kind!r}" if kind else "without a Content-Type"
+        return error(415, f"the request body must be JSON sent with Content-Type: application/json (this one came "
+                          f"{came}); with curl, add -H 'Content-Type: application/json'",
                      code="unsupported_media_type")
     given = type(errors[0].get("input")).__name__
     shown = {"list": "an array", "str": "a string", "int": "a number", "float": "a number", "bool": "a boolean",

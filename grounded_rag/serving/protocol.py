@@ -142,7 +142,7 @@ class ChatMessage(BaseModel):
                     raise InputError(f"a text content part's 'text' is {type(part.get('text')).__name__}; send a "
                                      "string")
                 parts.append(part["text"])
-            return "".join(parts)
+            return "\n".join(parts)  # as vLLM joins them: "Where is" + "the tower?" is not "Where isthe tower?"
         return self.content or ""
 
 

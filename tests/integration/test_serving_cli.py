@@ -27,6 +27,9 @@ def test_serving_beyond_loopback_needs_a_key_or_an_explicit_choice(monkeypatch, 
     for host in ("0.0.0.0", "::", "192.168.1.20", "my-host.example"):
         assert main(["serve", "--host", host]) == 2
         assert "GROUNDED_RAG_API_KEY" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # the OS would wrap 99999 round to another port, and the log would name 99999
+        main(["serve", "--port", "99999"])
+    assert "99999 is not a TCP port; use 0 to 65535" in capsys.readouterr().err
 
 
 def test_grounded_rag_serve_subcommand(decoder):
@@ -55,6 +58,8 @@ def test_grounded_rag_serve_subcommand(decoder):
                 openai.OpenAI(base_url=base, api_key=wrong, max_retries=0).models.list()
         bare = httpx.post(f"{base}/chat/completions", json={"model": decoder.name, "messages": []}, timeout=10)
         assert bare.status_code == 401 and bare.json()["error"]["code"] == "invalid_api_key"
+        lower = httpx.get(f"{base}/models", headers={"authorization": f"bearer {KEY}"}, timeout=10)
+        assert lower.status_code == 200, "the auth scheme is case-insensitive (RFC 9110)"
         client = openai.OpenAI(base_url=base, api_key=KEY, max_retries=0)
         r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
                                            max_tokens=6, extra_body={"documents": DOCUMENTS})

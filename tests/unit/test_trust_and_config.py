@@ -157,3 +157,12 @@ def test_an_infinite_rho_in_a_trace_travels_as_json_and_back():
     step = TraceStep(token_id=1, token="a", rho=float("inf"), conflict=None, p_full=0.5, q=0.25)
     sent = json.dumps(step.model_dump(mode="json"), allow_nan=False)
     assert TraceStep(**json.loads(sent)) == step and step.model_dump()["rho"] == float("inf")
+
+
+def test_chat_content_parts_join_as_lines():
+    """OpenAI clients may split a message into text parts; vLLM joins them with newlines (joined bare, "Where is" and
+    "the tower?" made "Where isthe tower?")."""
+    from grounded_rag.serving.protocol import ChatMessage
+
+    parts = [{"type": "text", "text": "Where is"}, {"type": "text", "text": "the Eiffel Tower?"}]
+    assert ChatMessage(role="user", content=parts).text() == "Where is\nthe Eiffel Tower?"
