@@ -233,6 +233,10 @@ def _persistent_client(folder: Path):
     try:
         return chromadb.PersistentClient(path=str(folder))
     except ChromaError as exc:
+        if "readonly" in str(exc).replace("-", "").replace(" ", "").lower():  # "attempt to write a readonly database"
+            raise InputError(f"the store at {folder} is read-only here (Chroma opens its database for writing); give "
+                             "this user write access to the folder and its files, or copy the store somewhere "
+                             "writable") from exc
         raise InputError(f"the store at {folder} cannot be read ({exc}); move it aside and make it again with: "
                          f"grounded-rag ingest FILES --store {folder}") from exc
 

@@ -390,3 +390,32 @@ def test_a_command_skips_the_collectors_shutdown_passes_and_code_keeps_its_colle
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["2 True", "exit handlers ran"], done.stdout + done.stderr
     assert "no Chroma store" in done.stderr
+
+
+def test_a_read_only_store_is_named_as_such_not_as_damaged(tmp_path):
+    """Chroma opens its database for writing; a store this user cannot write was called unreadable, with the advice
+    to move it aside and make it again (the store is fine)."""
+    import os
+    import shutil
+    import subprocess
+
+    doc = tmp_path / "a.md"
+    doc.write_text("The harbour opens at six.", encoding="utf-8")
+    assert main(["ingest", str(doc), "--store", str(tmp_path / "made")]) == 0
+    store = tmp_path / "locked"  # a path this process has not opened (Chroma caches its clients by path)
+    shutil.copytree(tmp_path / "made", store)
+    paths = [store, store / "chroma.sqlite3"]
+    if os.geteuid() == 0:  # root writes through permissions: make the files immutable instead
+        if subprocess.run(["chattr", "+i", *map(str, paths)], capture_output=True).returncode != 0:
+            pytest.skip("chattr is not available on this file system")
+        undo = ["chattr", "-i", *map(str, paths)]
+    else:
+        for p in paths:
+            p.chmod(p.stat().st_mode & ~0o222)
+        undo = ["chmod", "u+w", *map(str, paths)]
+    try:
+        with pytest.raises(InputError, match="is read-only here") as err:
+            ChromaStore.open(store).search("When does the harbour open?", k=1)
+        assert "make it again" not in str(err.value)
+    finally:
+        subprocess.run(undo, check=True)
