@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -427,9 +427,10 @@ class GroundedDecoder:
         return self.answer(self.plan(requests, cfg, method), cfg, method, **engine)  # type: ignore[arg-type]
 
     def answer(self, requests: Sequence[Request], config: DecodingConfig, method: Method,
-               **engine: Any) -> list[GenerationResult]:
+               gone: Callable[[], Sequence[bool]] | None = None, **engine: Any) -> list[GenerationResult]:
         """Planned requests (:meth:`plan`) answered in one batched decode: abstention where no passage is about a
-        question (nothing to decode), then the engine, then each answer's citations and support."""
+        question (nothing to decode), then the engine, then each answer's citations and support. ``gone`` (a server's:
+        which requests' clients have left) is read at every token, and such a request's row leaves the batch."""
         gains = self.question_gains(requests) if config.attribute else None
         running = [_Running(r) for r in requests]
         todo = [i for i, r in enumerate(requests)
@@ -438,7 +439,9 @@ class GroundedDecoder:
             running[i].finish = "abstain"
         if todo:
             for decoded in self._run([requests[i] for i in todo], config, method, **engine):
-                pass
+                left = gone() if gone is not None else ()
+                for j in (j for j, i in enumerate(todo) if i < len(left) and left[i]):
+                    decoded[j].finish = decoded[j].finish or "length"  # nobody reads it: cut, as at the limit
             for i, r in zip(todo, decoded):
                 running[i] = r
         return self._second_looks(requests, self._results(running, method, config, gains), config, method, gains,

@@ -73,7 +73,8 @@ def pack(items: Sequence[_Planned], max_batch_tokens: int) -> list[list[_Planned
     return batches
 
 
-def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: int) -> list[Outcome | Exception]:
+def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: int,
+             gone: Callable[[], Sequence[bool]] | None = None) -> list[Outcome | Exception]:
     """Decode many jobs: each config group planned once (its passages scored for relevance in one packed pass), then
     answered in as few batches as the token budget allows. A job the core refuses gets its own InputError back; the
     others still run. Runs on the model thread."""
@@ -96,7 +97,7 @@ def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: in
                 ready.append(_Planned(i, request, config.max_new_tokens))
         for batch in pack(ready, max_batch_tokens):
             try:
-                results = decoder.answer([p.request for p in batch], config, method)
+                results = decoder.answer([p.request for p in batch], config, method, gone=_of(gone, batch))
             except Exception as exc:  # noqa: BLE001 - handed to each waiting request, not swallowed
                 for p in batch:
                     out[p.index] = exc
@@ -104,6 +105,13 @@ def run_jobs(decoder: GroundedDecoder, jobs: Sequence[Job], max_batch_tokens: in
             for p, result in zip(batch, results):
                 out[p.index] = Outcome(result, len(p.request.token_ids[0]))
     return out  # type: ignore[return-value]
+
+
+def _of(gone: Callable[[], Sequence[bool]] | None, batch: Sequence[_Planned]) -> Callable[[], list[bool]] | None:
+    """Which of one packed batch's requests have lost their client, read from the whole group's flags."""
+    if gone is None:
+        return None
+    return lambda: (lambda left: [left[p.index] for p in batch])(gone())
 
 
 @dataclass
@@ -150,13 +158,15 @@ class ModelWorker:
     def model_name(self) -> str:
         return self.settings.served_model_name or self.decoder.name
 
-    async def run(self, jobs: Sequence[Job]) -> list[Outcome | Exception]:
+    async def run(self, jobs: Sequence[Job], gone: Callable[[], Sequence[bool]] | None = None
+                  ) -> list[Outcome | Exception]:
+        """The jobs decoded on the model thread; ``gone`` says at every token which jobs' clients have left."""
         loop = asyncio.get_running_loop()
         self.stats["batches"] += 1
         self.stats["batched_requests"] += len(jobs)
         self.stats["largest_batch"] = max(self.stats["largest_batch"], len(jobs))
         return await loop.run_in_executor(self.executor, run_jobs, self.decoder, list(jobs),
-                                          self.settings.max_batch_tokens)
+                                          self.settings.max_batch_tokens, gone)
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the model thread. Torch work belongs there (a store's query embedding too): every other
@@ -296,7 +306,8 @@ class LocalBackend:
             if not batch:
                 continue
             try:
-                outcomes: list[Any] = await self.worker.run([job for job, _ in batch])
+                outcomes: list[Any] = await self.worker.run([job for job, _ in batch],
+                                                            gone=lambda b=batch: [fut.cancelled() for _, fut in b])
             except Exception as exc:  # noqa: BLE001 - the loop must survive to serve the next batch
                 outcomes = [exc] * len(batch)
             for (_, fut), outcome in zip(batch, outcomes):

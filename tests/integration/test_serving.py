@@ -686,6 +686,36 @@ def test_an_abandoned_stream_whose_answer_is_held_stops_decoding(decoder):
         hook.remove()
 
 
+def test_a_request_abandoned_while_it_decodes_leaves_the_batch(decoder):
+    """A non-streamed request whose client leaves mid-decode stops decoding at the next token (its row leaves the
+    batch), instead of holding the model thread for max_tokens nobody will read."""
+    import http.client
+
+    question, documents, limit = "Write a long story about the tower.", ["The tower is in Rome. " * 20], 60
+    forwards = []
+    hook = decoder.model.register_forward_hook(lambda *_: forwards.append(1))
+    try:
+        with local_server(decoder) as (url, _):
+            body = json.dumps({"model": decoder.name, "max_tokens": limit, "documents": documents,
+                               "decoding": {"support_threshold": None},
+                               "messages": [{"role": "user", "content": question}]})
+            conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=120)
+            conn.request("POST", "/v1/chat/completions", body=body, headers={"content-type": "application/json"})
+            deadline = time.monotonic() + 300
+            while len(forwards) < 10 and time.monotonic() < deadline:  # prefill done, a few tokens decoded
+                time.sleep(0.05)
+            conn.sock.close()
+            seen = -1
+            while seen != len(forwards):  # until the model thread has stopped
+                seen = len(forwards)
+                time.sleep(2.0)
+            assert len(forwards) < limit // 2 + 10, f"{len(forwards)} forward passes; the full answer takes {limit}+"
+            ok = httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+            assert ok.status_code == 200
+    finally:
+        hook.remove()
+
+
 def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
     """The load test's hostile phase: 1 MB of text in the system message, the question, a document, a title, the
     metadata or the stop strings, sent at once beside a normal request: each refused with 413, the normal request
