@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, InputError
-from ..inputs import text_input, visible
+from ..inputs import text_input
 from ..retrieval import ChromaStore
 from .discovery import card_fields
 from .limits import add_rate_limit
@@ -35,6 +35,7 @@ from .protocol import (
     finish_reason,
     grounding,
     new_id,
+    require_question,
     retrieves,
     to_job,
     usage,
@@ -238,8 +239,7 @@ async def _job(req: GroundedFields, question: str, system: str | None, base: Dec
     if not retrieves(req, settings) or store is None:
         return to_job(req, question, system, base, settings)
     check_size(req, settings)
-    if not visible(question):
-        raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
+    require_question(question)  # before the search embeds it
     hits = await worker.call(store.search, question, req.retrieve_k or settings.retrieve_k)
     return to_job(req, question, system, base, settings, retrieved=hits)
 

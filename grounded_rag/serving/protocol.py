@@ -219,9 +219,14 @@ def to_job(req: GroundedFields, question: str, system: str | None, base: Decodin
         raise InputError(problem)
     docs = _retrieved(retrieved) if retrieved is not None else _documents(req, question, settings)
     config = _config(req, system, base, settings.max_tokens_limit)
+    require_question(question)
+    return Job(question=question, documents=docs, config=config, trace=req.trace)
+
+
+def require_question(question: str) -> None:
+    """A question a reader can see (:func:`~grounded_rag.inputs.visible`), said in the wire's terms."""
     if not visible(question):
         raise InputError("the question is empty; send it as the last user message (chat) or the prompt (completions)")
-    return Job(question=question, documents=docs, config=config, trace=req.trace)
 
 
 def check_size(req: BaseModel, settings: ServeSettings) -> None:

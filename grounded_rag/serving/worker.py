@@ -111,7 +111,12 @@ def _of(gone: Callable[[], Sequence[bool]] | None, batch: Sequence[_Planned]) ->
     """Which of one packed batch's requests have lost their client, read from the whole group's flags."""
     if gone is None:
         return None
-    return lambda: (lambda left: [left[p.index] for p in batch])(gone())
+
+    def rows() -> list[bool]:
+        left = gone()
+        return [left[p.index] for p in batch]
+
+    return rows
 
 
 @dataclass
