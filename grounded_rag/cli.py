@@ -168,7 +168,7 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     ready; an end to the search process). The hits embed the question here and send it over. Where a fork is not
     safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for; where the search process gives
     no answer (killed, out of memory, an error not the user's), it runs here too."""
-    from .retrieval import check_search, existing_store
+    from .retrieval import check_search, crash_error, existing_store
 
     existing_store(store)  # a store that is not there, or a bad k, is said at once, not after the model has loaded
     check_search(question, k)
@@ -201,6 +201,10 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
             ok, value = receive.recv()
         except Exception:  # noqa: BLE001 - no whole answer (the process died mid-send): search here
             ok, value = False, _SEARCH_HERE
+            process.join(timeout=5)
+            crashed = crash_error(store, process.exitcode)  # a damaged store crashes Chroma here too: said instead
+            if crashed is not None:
+                raise crashed from None
         if ok:
             return value
         if isinstance(value, GroundedRAGError):
@@ -378,10 +382,10 @@ def cmd_serve(ns: argparse.Namespace) -> int:
               "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
               "use it", file=sys.stderr)
         return 2
-    if ns.store is not None:  # before the model loads: a wrong folder is refused at once
-        from .retrieval import ChromaStore
+    if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
+        from .retrieval import check_store_apart
 
-        ChromaStore.open(ns.store)
+        check_store_apart(ns.store)
     settings = ServeSettings(
         model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
         max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,

@@ -11,6 +11,9 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata as metadata
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -224,6 +227,49 @@ def check_search(query: str, k: int) -> None:
     text_input(query, "the search query")  # before it is embedded: a lone surrogate cannot be tokenized
 
 
+# Signals that mean Chroma's native code crashed on what it read (not that something else ended the process)
+CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE})
+
+
+def damaged_store(folder: str | Path, why: str) -> InputError:
+    """The error for a store whose files Chroma cannot read, with the fix."""
+    return InputError(f"the store at {folder} is damaged ({why}); move it aside and make it again with: "
+                      f"grounded-rag ingest FILES --store {folder}")
+
+
+def crash_error(folder: str | Path, returncode: int | None) -> InputError | None:
+    """The damaged-store error where a process that read the store died by a crash signal, else None."""
+    if returncode is None or -returncode not in CRASH_SIGNALS:
+        return None
+    return damaged_store(folder, f"reading it crashed Chroma with {signal.Signals(-returncode).name}")
+
+
+_CHECK_APART = """
+import sys
+from grounded_rag.errors import GroundedRAGError
+from grounded_rag.retrieval import ChromaStore
+try:
+    ChromaStore.open(sys.argv[1]).client.close()
+except GroundedRAGError as exc:
+    print(exc)
+    sys.exit(3)
+"""
+
+
+def check_store_apart(path: str | Path) -> None:
+    """Open and read a store in a child process before this one does. Damaged index files can crash Chroma's
+    native code (a segmentation fault no Python code can catch); in a server that would take every client's
+    request down with it, so the server and ingest learn it here, as an error that names the fix. A child that
+    fails for any other reason leaves the store to this process's own open, which says what is wrong."""
+    folder = existing_store(path)
+    out = subprocess.run([sys.executable, "-c", _CHECK_APART, str(folder)], capture_output=True, text=True)
+    crashed = crash_error(folder, out.returncode)
+    if crashed is not None:
+        raise crashed
+    if out.returncode == 3 and out.stdout.strip():
+        raise InputError(out.stdout.strip())
+
+
 def _persistent_client(folder: Path):
     """Chroma's client of a store folder; a folder Chroma cannot read (a damaged or foreign database) is said as
     such, with the fix, not as Chroma's traceback."""
@@ -244,9 +290,31 @@ def _persistent_client(folder: Path):
 class ChromaStore:
     """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings."""
 
-    def __init__(self, client, collection) -> None:
+    def __init__(self, client, collection, folder: Path | None = None) -> None:
         self.client = client
         self.collection = collection
+        self.folder = folder
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Chroma's errors on reading a persistent store (damaged index files), said as such with the fix."""
+        from chromadb.errors import ChromaError
+
+        try:
+            yield
+        except ChromaError as exc:
+            if self.folder is None:
+                raise
+            raise damaged_store(self.folder, str(exc)) from exc
+
+    def _check_readable(self) -> ChromaStore:
+        """Read one stored vector and search with it: damaged index files fail here, when the store is opened,
+        not at a user's question (a search alone reads only what it needs, so some damage would go unseen)."""
+        with self._reading():
+            if self.collection.count():
+                stored = self.collection.get(limit=1, include=["embeddings"])["embeddings"]
+                self.collection.query(query_embeddings=[list(stored[0])], n_results=1)
+        return self
 
     @classmethod
     def open(cls, path: str | Path | None = None, create: bool = False) -> ChromaStore:
@@ -261,13 +329,14 @@ class ChromaStore:
             from chromadb.errors import NotFoundError
 
             try:
-                return cls(client, client.get_collection(COLLECTION, embedding_function=None))
+                return cls(client, client.get_collection(COLLECTION, embedding_function=None), folder)._check_readable()
             except NotFoundError:  # an empty store: made below, as before
                 pass
         collection = client.get_or_create_collection(
             COLLECTION, embedding_function=chroma_embedding_function(), metadata={"hnsw:space": "cosine"}
         )
-        return cls(client, collection)
+        store = cls(client, collection, None if path is None else Path(path))
+        return store._check_readable() if path is not None else store
 
     @classmethod
     @contextmanager
@@ -277,7 +346,8 @@ class ChromaStore:
         Chroma's persistent client keeps a per-process copy of the index, so two processes writing
         one folder at once can fail ("table collections already exists") or overwrite each other's
         chunks. A file lock in the folder makes a second writer wait for the first to finish and
-        close; the operating system releases it if the writer dies."""
+        close; the operating system releases it if the writer dies. An existing store is read in a child process
+        first (:func:`check_store_apart`)."""
         from filelock import FileLock, Timeout
 
         folder = Path(path)
@@ -296,6 +366,8 @@ class ChromaStore:
                 "its ingest to finish (or stop it) and run this one again"
             ) from None
         try:
+            if (folder / "chroma.sqlite3").exists():  # a damaged store is said, not crashed on
+                check_store_apart(folder)
             store = cls.open(folder, create=True)
             try:
                 yield store
@@ -310,7 +382,8 @@ class ChromaStore:
         ids = [d.id or hashlib.sha1(d.text.encode(), usedforsecurity=False).hexdigest()[:16] for d in documents]
         metas = [{**{k: v for k, v in d.metadata.items() if isinstance(v, (str, int, float, bool))},
                   "title": d.title or ""} for d in documents]
-        self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)
+        with self._reading():
+            self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)
         return len(documents)
 
     def replace(self, sources: Sequence[SourceFile]) -> int:
@@ -320,32 +393,37 @@ class ChromaStore:
         stamp = time.time_ns()  # which version is newest, should a killed writer leave two
         added = self.add([chunk.model_copy(update={"metadata": {**chunk.metadata, "stored": stamp}})
                           for source in sources for chunk in source.chunks])
-        for source in sources:
-            self._delete_versions(source.key, keep=source.version)
-            self._delete_unkeyed(source.given)
+        with self._reading():
+            for source in sources:
+                self._delete_versions(source.key, keep=source.version)
+                self._delete_unkeyed(source.given)
         return added
 
     def remove(self, files: Iterable[str | Path]) -> int:
         """Delete every chunk of these files, and of every file under a folder among them (none need exist any
         more). Returns the chunks deleted."""
         keys = [_printable(str(Path(f).resolve())) for f in files]
-        metas = self.collection.get(include=["metadatas"])["metadatas"] or []
+        with self._reading():
+            metas = self.collection.get(include=["metadatas"])["metadatas"] or []
         held = {meta["file"] for meta in metas if meta and isinstance(meta.get("file"), str)}
         under = {k for k in held for key in keys if k.startswith(key.rstrip(os.sep) + os.sep)}
-        return sum(self._delete_versions(key, keep=None) for key in set(keys) | under)
+        with self._reading():
+            return sum(self._delete_versions(key, keep=None) for key in set(keys) | under)
 
     def sweep(self) -> int:
         """Finish what a killed writer left: where a file has chunks of several versions, keep the newest."""
-        metas = self.collection.get(include=["metadatas"])["metadatas"] or []
+        with self._reading():
+            metas = self.collection.get(include=["metadatas"])["metadatas"] or []
         stamps: dict[str, dict[str, int]] = {}
         for meta in metas:
             if meta and "file" in meta and "version" in meta:
                 seen = stamps.setdefault(meta["file"], {})
                 seen[meta["version"]] = max(seen.get(meta["version"], 0), int(meta.get("stored", 0)))
         removed = 0
-        for key, versions in stamps.items():
-            if len(versions) > 1:
-                removed += self._delete_versions(key, keep=max(versions, key=versions.__getitem__))
+        with self._reading():
+            for key, versions in stamps.items():
+                if len(versions) > 1:
+                    removed += self._delete_versions(key, keep=max(versions, key=versions.__getitem__))
         return removed
 
     def _delete_unkeyed(self, given: str) -> int:
@@ -368,18 +446,21 @@ class ChromaStore:
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         check_search(query, k)
-        count = self.collection.count()  # an empty store: no question to embed
+        with self._reading():
+            count = self.collection.count()  # an empty store: no question to embed
         return self._nearest(embed_queries([query])[0], min(k, count)) if count else []
 
     def nearest(self, embedding: Sequence[float], k: int) -> list[Hit]:
         """The ``k`` chunks nearest a question's :func:`embed_queries` vector: :meth:`search` where another process
         embedded the question (``ask --store`` opens the store in one process while the other loads the models)."""
         _check_k(k)
-        count = self.collection.count()
+        with self._reading():
+            count = self.collection.count()
         return self._nearest(embedding, min(k, count)) if count else []
 
     def _nearest(self, embedding: Sequence[float], n: int) -> list[Hit]:
-        res = self.collection.query(query_embeddings=[list(embedding)], n_results=n)
+        with self._reading():
+            res = self.collection.query(query_embeddings=[list(embedding)], n_results=n)
         scores = normalize_scores(res["distances"][0], "cosine")
         hits = []
         for doc_id, text, meta, score in zip(res["ids"][0], res["documents"][0], res["metadatas"][0], scores):

@@ -419,3 +419,67 @@ def test_a_read_only_store_is_named_as_such_not_as_damaged(tmp_path):
         assert "make it again" not in str(err.value)
     finally:
         subprocess.run(undo, check=True)
+
+
+_READ_RAW = """
+import sys
+import chromadb
+collection = chromadb.PersistentClient(path=sys.argv[1]).get_collection("grounded_rag", embedding_function=None)
+collection.count()
+collection.query(query_embeddings=[collection.get(limit=1, include=["embeddings"])["embeddings"][0].tolist()],
+                 n_results=1)
+"""
+
+
+def _store_with_a_saved_index(folder: Path, damage: str) -> Path:
+    """A store past Chroma's first index save (1,100 chunks; vectors made here, not embedded: embedding that many
+    passages would take a minute), its index's vector file then overwritten with ``damage`` ("random" or "zeros")."""
+    import random
+
+    import chromadb
+    import numpy as np
+
+    client = chromadb.PersistentClient(path=str(folder))
+    collection = client.create_collection("grounded_rag", embedding_function=None, metadata={"hnsw:space": "cosine"})
+    vectors = np.random.default_rng(0).normal(size=(1100, 384))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for start in range(0, len(vectors), 100):
+        ids = range(start, min(len(vectors), start + 100))
+        collection.add(ids=[f"c{i}" for i in ids], embeddings=vectors[start:start + 100].tolist(),
+                       documents=[f"Passage {i}." for i in ids], metadatas=[{"title": ""} for _ in ids])
+    client.close()
+    [index] = folder.glob("*/data_level0.bin")
+    size = index.stat().st_size
+    index.write_bytes(random.Random(1).randbytes(size) if damage == "random" else bytes(size))
+    return folder
+
+
+def test_a_store_with_damaged_index_files_is_named_damaged_and_crashes_nothing(tmp_path, capsys):
+    """Damaged index files can crash Chroma's native code (a segmentation fault no Python code can catch) or fail in
+    it with an internal error. A server, an ingest and ask's search each read a store in a child process first, so a
+    crash there is said as a damaged store with the fix, and nothing is written into it; Chroma's internal errors are
+    said the same way, when the store is opened (a search alone can miss the damage and answer from the rest)."""
+    import subprocess
+    import sys
+
+    crashing = _store_with_a_saved_index(tmp_path / "crashing", "random")
+    raw = subprocess.run([sys.executable, "-c", _READ_RAW, str(crashing)], capture_output=True, timeout=300)
+    why = "reading it crashed Chroma with SIGSEGV" if raw.returncode == -11 else "Error"  # this Chroma crashes on it
+    damaged = f"the store at {crashing} is damaged ({why}"
+    before = {p: p.read_bytes() for p in crashing.glob("*/*")}  # the index (Chroma writes its database on reads)
+    doc = tmp_path / "a.md"
+    doc.write_text("The harbour opens at six.", encoding="utf-8")
+    serve = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "serve", "--store", str(crashing), "--port",
+                            "0"], capture_output=True, text=True, timeout=300)  # a server that started: a timeout
+    assert serve.returncode == 2 and damaged in serve.stderr, serve.stderr
+    assert main(["ingest", str(doc), "--store", str(crashing)]) == 2
+    err = capsys.readouterr().err
+    assert damaged in err and f"make it again with: grounded-rag ingest FILES --store {crashing}" in err, err
+    assert {p: p.read_bytes() for p in crashing.glob("*/*")} == before
+    searched = _search_in_a_fresh_process(str(crashing), "When does the harbour open?")
+    assert searched["found"].startswith(f"InputError: {damaged}"), searched
+    assert searched["left"] == 0, searched
+
+    zeroed = _store_with_a_saved_index(tmp_path / "zeroed", "zeros")
+    with pytest.raises(InputError, match=f"the store at {zeroed} is damaged \\(.*make it again"):
+        ChromaStore.open(zeroed)
