@@ -578,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"grounded-rag: error: {exc}", file=sys.stderr)
         return 2
     except ValueError as exc:  # pydantic validation of the config
-        print(f"grounded-rag: invalid setting: {exc}", file=sys.stderr)
+        print(f"grounded-rag: invalid setting: {_setting_errors(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         if argv is not None:  # called from code: the caller's to handle
@@ -588,6 +588,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if argv is None:  # the command's own process, which ends now
             _skip_final_collection()
+
+
+def _setting_errors(exc: ValueError) -> str:
+    """pydantic's errors as ``field: what is wrong``, without the values given (an API key is one of them)."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" if e["loc"]
+                     else e["msg"] for e in exc.errors())
 
 
 def _skip_final_collection() -> None:

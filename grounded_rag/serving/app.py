@@ -188,7 +188,7 @@ def _add_routes(app: FastAPI, backend: Backend, settings: ServeSettings, base: D
                          code="model_not_found")
         return None
 
-    @app.get("/health")
+    @app.api_route("/health", methods=["GET", "HEAD"])  # HEAD: what some load balancers' checks send
     async def health() -> dict[str, Any]:
         """Liveness, and how this process has batched so far (per replica under Ray)."""
         return {"status": "ok", "model": backend.worker.model_name, **backend.worker.stats}

@@ -48,6 +48,16 @@ class ServeSettings(BaseModel):
     body_timeout_s: float = Field(
         30.0, gt=0, description="a client must send its request body within this many seconds (else 408)")
 
+    @field_validator("api_key")
+    @classmethod
+    def _api_key(cls, value: SecretStr | None) -> SecretStr | None:
+        """A key clients can send: HTTP headers carry ASCII (the OpenAI clients fail on anything else before they
+        send), and a space would split the ``Bearer KEY`` header."""
+        if value is not None and not all("!" <= c <= "~" for c in value.get_secret_value()):
+            raise ValueError("the API key must be printable ASCII without spaces (it travels in the Authorization "
+                             "header, which carries ASCII only); choose another, e.g. from: openssl rand -hex 24")
+        return value
+
     @field_validator("rate_limit")
     @classmethod
     def _rate_limit(cls, value: str | None) -> str | None:

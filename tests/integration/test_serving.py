@@ -181,6 +181,7 @@ def test_models_and_health(client, server, decoder):
     assert [m.id for m in client.models.list()] == [decoder.name]
     health = httpx.get(f"{server}/health").json()
     assert health["status"] == "ok" and health["model"] == decoder.name
+    assert httpx.head(f"{server}/health").status_code == 200  # some load balancers' health checks
     card = httpx.get(f"{server}/v1/models").json()["data"][0]
     assert card["max_model_len"] == decoder.context_window
     tok = httpx.post(f"{server}/tokenize", json={"model": decoder.name, "prompt": QUESTION, "add_special_tokens": False})

@@ -30,6 +30,12 @@ def test_serving_beyond_loopback_needs_a_key_or_an_explicit_choice(monkeypatch, 
     with pytest.raises(SystemExit):  # the OS would wrap 99999 round to another port, and the log would name 99999
         main(["serve", "--port", "99999"])
     assert "99999 is not a TCP port; use 0 to 65535" in capsys.readouterr().err
+    for key in ("clé-secrète", "two words", "tab\tkey"):  # no client could send it: refused before the model loads
+        done = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "serve", "--api-key", key, "--port", "0"],
+                              capture_output=True, text=True, timeout=300)  # a server that started: a timeout
+        assert done.returncode == 2, done.stderr
+        assert "api_key: the API key must be printable ASCII without spaces" in done.stderr, done.stderr
+        assert key not in done.stderr, "the key is not echoed into logs"
 
 
 def test_grounded_rag_serve_subcommand(decoder):
