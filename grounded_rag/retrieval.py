@@ -318,6 +318,9 @@ class ChromaStore:
 
     @classmethod
     def open(cls, path: str | Path | None = None, create: bool = False) -> ChromaStore:
+        """A store folder (``None``: in memory), read once on opening so that damage is said now, as an
+        :class:`InputError` naming the fix. Some damage crashes Chroma's native code instead, taking this process
+        with it: a long-lived process opening a store it did not make calls :func:`check_store_apart` first."""
         import chromadb
 
         if path is None:
