@@ -164,7 +164,8 @@ def _on_trust_scale(i: int, value: float, scale: DistanceSpace | None, undeclare
     except ValueError as exc:
         raise InputError(f"score {i + 1}: {exc}; check score_space=") from None
     if not -1.0 - _COSINE_SLACK <= score <= 1.0 + _COSINE_SLACK:
-        raise InputError(f"score {i + 1} is {score:.4g} read as {scale!r}, outside the cosine range [-1, 1]; declare "
+        raise InputError(f"score {i + 1} is {value!r}, read as {scale!r} a cosine similarity of {score:.4g}, outside "
+                         "the cosine range [-1, 1]; declare "
                          "the space the scores are in with score_space= (l2, cosine, ip, exp_l2, exp_cosine or "
                          "relevance) or normalize them first with grounded_rag.normalize_scores")
     return score

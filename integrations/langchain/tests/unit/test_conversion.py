@@ -28,6 +28,8 @@ def test_scored_pairs_and_score_spaces():
         to_documents([pair], None)
     with pytest.raises(InputError, match="outside the cosine range"):
         to_documents([(LCDocument(page_content="a"), 7.0)], None, "relevance")
+    with pytest.raises(InputError, match=r"score 1 is 7.0, read as 'l2' a cosine similarity of -2.5, outside"):
+        to_documents([(LCDocument(page_content="a"), 7.0)], None, "l2")  # the score as given, and as read
     with pytest.raises(InputError, match="outside the cosine range"):
         to_documents([LCDocument(page_content="a", metadata={"relevance_score": -3.0})], None)
 
