@@ -57,7 +57,7 @@ def load_examples(path: str | Path) -> list[Example]:
                 scores = [d["score"] for d in docs] if docs and all("score" in d for d in docs) else None
                 out.append(Example(
                     id=str(row["id"]), question=row["question"], documents=[{"text": d["text"], "title": d.get("title")} for d in docs],
-                    answers=list(row["answers"]), dataset=row.get("dataset", Path(path).stem),
+                    answers=_answers(row["answers"]), dataset=row.get("dataset", Path(path).stem),
                     parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
                     choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
                     injected=_injected(row.get("injected")),
@@ -66,6 +66,15 @@ def load_examples(path: str | Path) -> list[Example]:
             except (KeyError, TypeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
     return out
+
+
+def _answers(value: Any) -> list[str]:
+    """A row's gold answers: a list of strings, or one string (one answer, not a list of its letters)."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise TypeError(f"'answers' must be a list of strings, not {value!r}")
+    return value
 
 
 def _injected(value: Any) -> str | None:
@@ -102,6 +111,7 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
         rng = random.Random(f"{seed}:{ex.id}")
         own = normalize_answer(ex.question)
         texts = {d["text"] for d in ex.documents}
+        _enough(ex, "--distractors", k, {d["text"] for q, d in donors if q != own and d["text"] not in texts})
         picked: list[dict[str, Any]] = []
         while len(picked) < k:
             question, doc = donors[rng.randrange(len(donors))]
@@ -117,6 +127,14 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
     return out
 
 
+def _enough(ex: Example, option: str, needed: int, eligible: set[str]) -> None:
+    """Refuse, rather than search for ever, where the file has too few other questions' passages to borrow."""
+    if len(eligible) < needed:
+        raise InputError(f"{option} needs {needed} passage(s) of other questions for row {ex.id!r}, and the data "
+                         f"holds {len(eligible)} it can borrow; use a file with more questions"
+                         + (", or fewer distractors" if option == "--distractors" else ""))
+
+
 def make_unanswerable(examples: Sequence[Example], pool: Sequence[Example], seed: int = 0) -> list[Example]:
     """Each example with every passage replaced by a passage of another question from ``pool`` (as many as it
     had, seeded per example id), none of which contains one of its gold answers: a question its passages do not
@@ -127,6 +145,9 @@ def make_unanswerable(examples: Sequence[Example], pool: Sequence[Example], seed
         rng = random.Random(f"unanswerable:{seed}:{ex.id}")
         own = normalize_answer(ex.question)
         answers = [f" {normalize_answer(a)} " for a in ex.answers + ex.parametric_answer if normalize_answer(a)]
+        eligible = {json.dumps(d, sort_keys=True) for q, d in donors
+                    if q != own and not any(a in f" {normalize_answer(d['text'])} " for a in answers)}
+        _enough(ex, "--unanswerable", len(ex.documents), eligible)
         picked: list[dict[str, Any]] = []
         while len(picked) < len(ex.documents):
             question, doc = donors[rng.randrange(len(donors))]

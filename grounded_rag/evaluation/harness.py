@@ -185,6 +185,9 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Ex
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
                          f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r} and {ACCORDING!r}")
     test = split_examples(examples, run.split)[:run.limit] if run.limit else split_examples(examples, run.split)
+    if not test:  # nothing to score: said here, not as a report's missing key
+        raise InputError(f"{path} has no {run.split} rows ({len(examples)} rows in all; about 30% of the ids go to "
+                         "validation, the rest to test): use a file with more rows, or the other --split")
     validation = split_examples(examples, "validation")[:run.validation_limit]
     if distractors and not memotrap:
         test, validation = (add_distractors(rows, examples, distractors, run.seed) for rows in (test, validation))

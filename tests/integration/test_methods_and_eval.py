@@ -211,6 +211,15 @@ def test_new_baselines_run_through_the_eval_command(tmp_path):
         assert {"loglik_accuracy", "generation_accuracy"} <= set(report["datasets"]["memotrap_8"]["methods"][name]["metrics"])
 
 
+def test_a_data_file_with_no_rows_to_score_is_an_error_not_a_traceback(tmp_path, capsys):
+    """An empty file (or one whose few ids all fall in the other split) failed with a KeyError from the report."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    assert main(["eval", "--data", str(empty), "--methods", "standard", "--no-tune", "--no-latency",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert f"{empty} has no test rows (0 rows in all;" in capsys.readouterr().err
+
+
 def test_eval_on_memotrap_without_loglik_scores_generations_only(tmp_path):
     """`--no-loglik`: MemoTrap's test rows are generated and scored by generation, and nothing is scored by
     log-likelihood (the slow part for the copying methods) — the default included."""

@@ -281,3 +281,32 @@ def test_encoder_probe_head_screen_and_data():
                                                                  {"title": None, "text": "It was Gooseberry stapler."}]}])
     assert true_in_attacks == [["It was Ambroke."]] and odd_in_statements == [["Designed by Gooseberry Stapler.",
                                                                                   "Bridge"]]
+
+
+def test_too_few_other_questions_to_borrow_from_is_an_error_not_a_search_for_ever(tmp_path):
+    """``--distractors`` and ``--unanswerable`` borrow other questions' passages; a file that has too few (one
+    question asked twice) looped for ever."""
+    import pytest
+
+    from grounded_rag import InputError
+    from grounded_rag.evaluation.data import make_unanswerable
+
+    row = {"question": "What is the capital of France?", "documents": [{"text": "Lyon is the capital of France."}],
+           "answers": ["Lyon"]}
+    path = tmp_path / "same.jsonl"
+    path.write_text("".join(json.dumps({"id": f"r{i}", **row}) + "\n" for i in range(2)), encoding="utf-8")
+    rows = load_examples(path)
+    with pytest.raises(InputError, match="--distractors needs 1 passage.* holds 0 it can borrow"):
+        add_distractors(rows, rows, 1)
+    with pytest.raises(InputError, match="--unanswerable needs 1 passage.* holds 0 it can borrow"):
+        make_unanswerable(rows, rows)
+    other = {"id": "o", "question": "Who wrote it?", "documents": [{"text": "Bob wrote it."}], "answers": "Bob"}
+    path.write_text(path.read_text() + json.dumps(other) + "\n", encoding="utf-8")
+    rows = load_examples(path)
+    assert rows[-1].answers == ["Bob"], "one answer as a string is that answer, not a list of its letters"
+    assert len(add_distractors(rows, rows, 1)[0].documents) == 2
+    with pytest.raises(InputError, match="--distractors needs 2 passage.* holds 1"):
+        add_distractors(rows, rows, 2)
+    path.write_text(json.dumps({**other, "answers": [7]}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=":1: not in the benchmark schema.*'answers' must be a list of strings"):
+        load_examples(path)
