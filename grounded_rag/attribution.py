@@ -23,6 +23,7 @@ answer whose support is below ``DecodingConfig.support_threshold`` is withheld a
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -176,7 +177,19 @@ SOURCE_KEYS = ("source", "file_path", "file_name", "url")  # how loaders and vec
 
 def source_metadata(metadata: Mapping[str, Any]) -> dict[str, str]:
     """The entries of a framework document's metadata that say where it came from (what a citation shows)."""
-    return {k: metadata[k] for k in SOURCE_KEYS if isinstance(metadata.get(k), str) and metadata[k]}
+    return {k: label for k in SOURCE_KEYS if (label := metadata_label(metadata, k)) is not None}
+
+
+def metadata_label(metadata: Mapping[str, Any], *keys: str) -> str | None:
+    """The first of ``keys`` whose value names something, as text. Framework metadata is free-form: a title may be
+    a number (2024) and a source a ``Path``; other values (lists, dicts, booleans) name nothing."""
+    for key in keys:
+        value = metadata.get(key)
+        if isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
+            return str(value)
+    return None
 
 
 def source_of(document: Document) -> str | None:

@@ -4,13 +4,14 @@ context window. Everything here refuses bad input with an :class:`InputError` th
 from __future__ import annotations
 
 import math
+import numbers
 import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
@@ -105,16 +106,18 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     scale) win over the documents' own. Otherwise each own score is read in ``space`` where it is declared, else in
     its item's own scale (a Document's or dict's score, a LangChain metadata relevance: cosine similarity); a score
     whose scale nobody says is refused with ``undeclared``. All or none of the documents must carry one."""
-    if isinstance(items, (str, bytes, Mapping, Document)) or (items is not None and not isinstance(items, Iterable)):
+    if isinstance(items, (str, bytes, Mapping, BaseModel)) or (items is not None and not isinstance(items, Iterable)):
         raise InputError(f"documents is one {type(items).__name__}, not a list of them: pass [the passage] (a str "
                          "would otherwise become one document per character)")
-    if scores is not None and (isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable)):
+    if scores is not None and (isinstance(scores, UNORDERED) or not isinstance(scores, Iterable)):
         raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
     docs: list[Document] = []
     raw: list[tuple[float, DistanceSpace | None] | None] = []
     for i, item in enumerate(items or []):
         doc, score, scale = _one_document(item, i, convert)
         docs.append(doc)
+        if score is not None and not _number(score):
+            raise InputError(f"document {i + 1} has the score {score!r}; a score must be a number")
         raw.append(None if score is None else (float(score), space or scale))
     if scores is not None:
         if len(scores) != len(docs):
@@ -128,6 +131,14 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     return docs, [_on_trust_scale(i, value, scale, undeclared) for i, (value, scale) in enumerate(raw)]  # type: ignore[misc]
 
 
+UNORDERED = (str, bytes, set, frozenset, Mapping)  # iterable, but not scores in the documents' order
+
+
+def _number(value: Any) -> bool:
+    """A real number, NumPy's included (vector stores hand back ``np.float32``); not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def with_scores(docs: list[Document], scores: Sequence[float] | None) -> list[Document]:
     """``docs``, each carrying its score (results and requests say every document's score, however it was
     passed); unchanged without scores."""
@@ -138,7 +149,7 @@ def _one_document(item: Any, i: int, convert: Converter | None) -> tuple[Documen
     """One item -> (Document, its raw score or None, the scale of that score if known)."""
     if isinstance(item, tuple) and len(item) == 2:
         inner, score = item
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
+        if not _number(score):
             raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
         doc, _, _ = _one_document(inner, i, convert)
         return doc, score, None  # a store's raw output: only a declared score_space says its scale
@@ -180,7 +191,9 @@ def visible(text: str) -> bool:
 def checked_request(question: Any, documents: Any) -> list[Document]:
     """The question and documents of one request checked (a clear InputError for each mistake), the
     documents as :class:`Document`."""
-    if not isinstance(question, str) or not visible(question):
+    if not isinstance(question, str):
+        raise InputError(f"question is a {type(question).__name__}; pass the user's question as a string")
+    if not visible(question):
         raise InputError("question is empty (or only whitespace, control or invisible characters); pass the user's "
                          "question as a non-empty string")
     text_input(question, "the question")
@@ -214,13 +227,13 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
                 f"documents {missing} have no score while others do; give every document a score or none"
             )
         scores = given  # type: ignore[assignment]
-    if isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable):
+    if isinstance(scores, UNORDERED) or not isinstance(scores, Iterable):
         raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
     scores = list(scores)
     if len(scores) != len(docs):
         raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
     for i, s in enumerate(scores):
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+        if not _number(s) or not math.isfinite(s):
             raise InputError(f"score {i + 1} is {s!r}; scores must be finite numbers (normalize distances first)")
         if space == "cosine" and not -1 - _COSINE_SLACK <= s <= 1 + _COSINE_SLACK:
             raise InputError(

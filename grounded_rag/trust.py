@@ -10,6 +10,7 @@ validation questions by :func:`calibrate_bias`.
 from __future__ import annotations
 
 import math
+import numbers
 import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -70,6 +71,9 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
     """
     out: list[float] = []
     for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise ValueError(f"retriever score {v!r} is not a number")
+        v = float(v)  # a NumPy score comes back as a Python float
         if not math.isfinite(v):
             raise ValueError(f"retriever score {v!r} is not finite; check the vector store's output")
         if space in ("exp_l2", "exp_cosine"):

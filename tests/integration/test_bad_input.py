@@ -17,6 +17,8 @@ from ..conftest import DOCUMENTS, QUESTION
         ("", DOCUMENTS, None, "question is empty"),
         ("   ", DOCUMENTS, None, "question is empty"),
         ("\x00\x01\x1b\u200b\ufeff\u00ad", DOCUMENTS, None, "question is empty"),  # nothing a reader sees
+        (b"Where is the tower?", DOCUMENTS, None, "question is a bytes; pass the user's question as a string"),
+        (QUESTION, DOCUMENTS, {0.1, 0.2, 0.3}, "scores is a set"),  # no order: which score is whose?
         (QUESTION, [], None, "no documents"),
         (QUESTION, ["ok", "  "], None, "document 2 is empty"),
         (QUESTION, [{"title": "x"}], None, "has no text"),
@@ -30,6 +32,16 @@ from ..conftest import DOCUMENTS, QUESTION
 def test_bad_documents_and_scores(decoder, question, documents, scores, fragment):
     with pytest.raises(InputError, match=fragment):
         decoder.generate(question, documents, scores=scores, max_new_tokens=2)
+
+
+def test_numpy_scores_are_numbers(decoder):
+    """Vector stores hand back NumPy scores (np.float32 was refused as 'not a finite number')."""
+    import numpy as np
+
+    want = decoder.generate(QUESTION, DOCUMENTS, scores=[0.25, 0.5, 0.75], max_new_tokens=2)
+    got = decoder.generate(QUESTION, DOCUMENTS, scores=np.array([0.25, 0.5, 0.75], dtype=np.float32),
+                           max_new_tokens=2)
+    assert got.text == want.text and got.trust == want.trust
 
 
 @pytest.mark.parametrize(

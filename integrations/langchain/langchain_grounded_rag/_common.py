@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.documents import Document as LCDocument
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
-from grounded_rag.attribution import source_metadata
+from grounded_rag.attribution import metadata_label, source_metadata
 from grounded_rag.config import call_config
 from grounded_rag.inputs import documents_and_scores
 from grounded_rag.serving.client import GroundedClient, connect
@@ -81,8 +81,8 @@ def _langchain_document(doc: Any, i: int) -> tuple[Document, Any, DistanceSpace]
                          "before decoding (e.g. filter the retriever's output)")
     meta = dict(doc.metadata)
     score = next((meta[k] for k in SCORE_KEYS if meta.get(k) is not None), None)
-    return (Document(text=doc.page_content, title=meta.get("title") or None,
-                     id=doc.id or meta.get("id") or meta.get("source"), metadata=source_metadata(meta)),
+    return (Document(text=doc.page_content, title=metadata_label(meta, "title"),
+                     id=doc.id or metadata_label(meta, "id", "source"), metadata=source_metadata(meta)),
             score, "relevance")
 
 

@@ -148,6 +148,14 @@ def test_bad_nodes_get_clear_errors(llm):
         synth.synthesize(QUESTION, [NodeWithScore(node=TextNode(text="a"), score=0.5), NodeWithScore(node=TextNode(text="b"))])
 
 
+def test_a_numeric_title_is_a_title_not_an_empty_response():
+    """A node whose ``title`` metadata is a number raised pydantic's 'valid string' error, which Refine swallowed
+    into "Empty Response"; metadata is free-form, so it is read as text."""
+    docs, _ = nodes_to_documents([TextNode(text="a", metadata={"title": 2024}),
+                                  TextNode(text="b", metadata={"file_name": 7})], "relevance")
+    assert [d.title for d in docs] == ["2024", "7"]
+
+
 def test_bad_nested_decoding_settings_are_named_by_their_path():
     with pytest.raises(InputError) as info:
         GroundedRAG(decoding={"method": "beam", "rho_mx": 3, "rho_max": -1})

@@ -1,4 +1,5 @@
 import math
+import re
 
 import pytest
 from langchain_core.documents import Document as LCDocument
@@ -78,3 +79,28 @@ def test_bad_nested_decoding_settings_are_named_by_their_path(wrapper):
     message = str(info.value)
     assert "decoding.method='beam'" in message and "unknown setting 'decoding.rho_mx'" in message
     assert "decoding.rho_max=-1" in message and "Value error" not in message
+
+
+def test_free_form_metadata_and_numpy_scores_are_read_as_users_write_them():
+    """LangChain metadata is free-form: a numeric title or id and a ``Path`` source are text (they failed with
+    pydantic's 'valid string' error); a score that is no number is named as such (a raw float() error); a NumPy
+    score, as FAISS returns, is a number (it was refused); one Document is not a list of its fields."""
+    from pathlib import Path
+
+    import numpy as np
+
+    docs, _ = to_documents([LCDocument(page_content="a", metadata={"title": 2024, "id": 7})], None)
+    assert docs[0].title == "2024" and docs[0].id == "7"
+    docs, _ = to_documents([LCDocument(page_content="a", metadata={"source": Path("docs/it.md")})], None)
+    assert docs[0].id == "docs/it.md" and docs[0].metadata == {"source": "docs/it.md"}
+    for bad in ("high", [0.7]):
+        with pytest.raises(InputError, match=re.escape(f"document 1 has the score {bad!r}; a score must be a number")):
+            to_documents([LCDocument(page_content="a", metadata={"relevance_score": bad})], None)
+    _, scores = to_documents([(LCDocument(page_content="a"), np.float32(0.5))], None, "cosine")
+    assert scores == [pytest.approx(0.5)] and type(scores[0]) is float
+    _, scores = to_documents(["a", "b"], np.array([0.25, 0.5], dtype=np.float32))
+    assert scores == [0.25, 0.5]
+    with pytest.raises(InputError, match="documents is one Document, not a list of them"):
+        to_documents(LCDocument(page_content="a"), None)
+    with pytest.raises(InputError, match="scores is a set"):
+        to_documents(["a", "b"], {0.25, 0.5})

@@ -37,7 +37,7 @@ from llama_index_instrumentation.span_handlers import BaseSpanHandler
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, GroundedRAGWarning, InputError, load_shared
-from grounded_rag.attribution import source_metadata
+from grounded_rag.attribution import metadata_label, source_metadata
 from grounded_rag.config import call_config, describe, with_llm_settings
 from grounded_rag.errors import GroundedRAGError
 from grounded_rag.inputs import documents_and_scores
@@ -270,7 +270,7 @@ def _node_document(item: Any, i: int) -> tuple[Document, float | None, None] | N
     if not isinstance(item, BaseNode):
         return None
     meta = item.metadata or {}
-    title = meta.get("title") or meta.get("file_name")
+    title = metadata_label(meta, "title", "file_name")
     return Document(text=_node_text(item, i), title=title, id=item.node_id, metadata=source_metadata(meta)), score, None
 
 
