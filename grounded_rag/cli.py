@@ -98,10 +98,23 @@ def format_trace(result) -> str:
 
 def _ask_documents(ns: argparse.Namespace) -> tuple[list, list[float] | None]:
     """The --doc passages and --score values, checked (a store's passages are retrieved later, by whoever answers)."""
+    from .inputs import visible
+
     documents: list = list(ns.doc)
     _argv_text(ns.question, "the question")
+    if not visible(ns.question):  # said now, not after the model has loaded
+        raise InputError("the question is empty; pass the user's question, e.g. grounded-rag ask \"Which VPN client "
+                         "do staff use?\" --store ./store")
     for i, doc in enumerate(documents):
         _argv_text(doc, f"--doc {i + 1}")
+        if not visible(doc):
+            raise InputError(f"--doc {i + 1} is empty; pass the passage's text")
+    if ns.score and not ns.store and len(ns.score) != len(documents):
+        raise InputError(f"got {len(ns.score)} --score values for {len(documents)} --doc passages; give one score "
+                         "per passage, in order")
+    if ns.store and ns.score:
+        raise InputError("--score gives --doc passages their retriever scores; passages retrieved from --store carry "
+                         "the store's own: drop --score")
     if ns.k < 1:
         raise InputError(f"--k {ns.k}: retrieve at least one passage (e.g. --k 3)")
     if ns.trusted and (ns.store or not documents):

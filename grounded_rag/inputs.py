@@ -79,6 +79,9 @@ def as_document(doc: DocumentLike, index: int) -> Document:
         raise InputError(
             f"document {index + 1} is a {type(doc).__name__}; pass a str, a dict with 'text', or a Document"
         )
+    if not visible(doc.text):  # a question of these is refused as empty; a passage of them is no passage either
+        raise InputError(f"document {index + 1} is empty (only whitespace, control or invisible characters); remove "
+                         "empty passages before decoding")
     text_input(doc.text, f"document {index + 1}")
     if doc.title is not None:
         text_input(doc.title, f"the title of document {index + 1}")

@@ -1,6 +1,7 @@
 """Bad input gets a clear error naming what was wrong, before any decoding starts."""
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from ..conftest import DOCUMENTS, QUESTION
         (QUESTION, DOCUMENTS, {0.1, 0.2, 0.3}, "scores is a set"),  # no order: which score is whose?
         (QUESTION, [], None, "no documents"),
         (QUESTION, ["ok", "  "], None, "document 2 is empty"),
+        (QUESTION, ["ok", "\x00\u200b"], None, "document 2 is empty"),  # decoded, then abstained on
         (QUESTION, [{"title": "x"}], None, "has no text"),
         (QUESTION, "a single string", None, "list of passages"),
         (QUESTION, DOCUMENTS, [0.1, 0.2], "3 documents"),
@@ -87,6 +89,23 @@ def test_missing_model_package_and_unknown_model_say_what_to_do(tmp_path):
         resolve_model(str(tmp_path / "nothing.gguf"))
     with pytest.raises(ModelLoadError, match="no config.json"):
         resolve_model(str(tmp_path))
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["\u200b ", "--doc", "x"], "the question is empty"),
+    ([QUESTION, "--doc", "  "], "--doc 1 is empty"),
+    ([QUESTION, "--doc", "a", "--doc", "b", "--score", "0.5"], "got 1 --score values for 2 --doc passages"),
+    ([QUESTION, "--store", "STORE", "--score", "0.9"], "drop --score"),  # it was dropped without a word
+])
+def test_ask_refuses_bad_arguments_before_the_model_loads(tmp_path, capsys, args, fragment):
+    """Said at once: a model that cannot load (this one) would be named first if the check came after loading."""
+    assert main(["ingest", str(Path(__file__).parents[2] / "cookbook" / "data" / "paris.md"), "--store",
+                 str(tmp_path / "store")]) == 0
+    capsys.readouterr()
+    args = [str(tmp_path / "store") if a == "STORE" else a for a in args]
+    assert main(["ask", *args, "--local", "--model", str(tmp_path / "no-model")]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "no-model" not in err, err
 
 
 def test_cli_reports_errors_without_a_traceback(capsys):
