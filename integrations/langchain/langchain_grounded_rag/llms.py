@@ -20,7 +20,7 @@ from langchain_core.prompt_values import ChatPromptValue, PromptValue
 from pydantic import ConfigDict, Field, ValidationError
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder, InputError
-from grounded_rag.config import describe
+from grounded_rag.config import describe, with_llm_settings
 from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
 
@@ -75,20 +75,28 @@ class GroundedRAGLLM(BaseLLM):
     call as ``documents=[...]`` (LangChain ``Document``s carrying ``metadata["relevance_score"]``,
     ``(Document, score)`` pairs with ``score_space``, or strings) with optional ``scores=[...]``.
     ``generation_info`` carries the retrieval trust, a per-token trace summary and the cited ids.
+    ``temperature`` and ``max_tokens`` (LangChain's standard parameters) override the matching ``decoding`` fields
+    when set, as on :class:`ChatGroundedRAG`.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", populate_by_name=True)
 
     model: str | None = Field(None, description="packaged alias, .gguf, HF id or folder; None = embedded default")
     decoding: DecodingConfig = Field(default_factory=DecodingConfig)
     score_space: DistanceSpace | None = Field(None, description="scale of (Document, score) pairs' scores")
     base_url: str | None = Field(None, description="a running `grounded-rag serve` to call instead of loading the model")
+    temperature: float | None = None
+    max_tokens: int | None = Field(None, alias="max_new_tokens")
 
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
             raise InputError(f"invalid {type(self).__name__} settings: {describe(exc)}") from None
+        self._base_config()  # temperature / max_tokens checked now, not at the first call
+
+    def _base_config(self) -> DecodingConfig:
+        return with_llm_settings(self.decoding, self.temperature, self.max_tokens, None)
 
     @property
     def decoder(self) -> GroundedDecoder | GroundedClient:
@@ -100,7 +108,7 @@ class GroundedRAGLLM(BaseLLM):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model or "default", **self.decoding.model_dump(mode="json")}
+        params: dict[str, Any] = {"model": self.model or "default", **self._base_config().model_dump(mode="json")}
         if self.base_url:
             params["base_url"] = self.base_url
         call = _CALL_FINGERPRINT.get()
@@ -117,7 +125,7 @@ class GroundedRAGLLM(BaseLLM):
         return count_tokens(self.decoder, text)
 
     def _config(self, stop: list[str] | None, kwargs: dict[str, Any]) -> DecodingConfig:
-        return make_config(self.decoding, stop, kwargs, {PER_PROMPT})
+        return make_config(self._base_config(), stop, kwargs, {PER_PROMPT})
 
     def _requests(self, prompts: list[str], kwargs: dict[str, Any]) -> list[tuple[str, list[Document], list[float] | None]]:
         per_prompt = kwargs.get(PER_PROMPT)

@@ -54,6 +54,13 @@ def test_llm_params_and_type():
         llm._config(None, {"rho_max": -1})
     with pytest.raises(InputError, match="rho_mx"):
         GroundedRAGLLM(rho_mx=16)
+    # LangChain's standard parameters, as ChatGroundedRAG takes them (max_tokens was refused as an extra input)
+    llm = GroundedRAGLLM(max_tokens=4, temperature=0.5, decoding={"max_new_tokens": 32})
+    assert llm._config(None, {}).max_new_tokens == 4 and llm._config(None, {}).temperature == 0.5
+    assert llm._identifying_params["max_new_tokens"] == 4
+    assert llm._config(None, {"max_new_tokens": 6}).max_new_tokens == 6, "a call's own setting wins"
+    with pytest.raises(InputError, match="max_new_tokens"):
+        GroundedRAGLLM(max_tokens=0)
 
 
 def test_grounded_prompt_value_carries_question_and_documents():
