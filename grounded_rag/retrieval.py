@@ -158,18 +158,15 @@ def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Sour
     is read once. Chunk ids are unique to the file and version, so a new version can be stored beside the old before
     the old is removed."""
     sources: dict[str, SourceFile] = {}
-    for path in expand_files(files):
+    for key, path in _one_path_per_file(expand_files(files)).items():
         if not path.is_file():
             raise InputError(f"{path} is not a file; pass text or markdown files, or folders of them")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is no part of the text
         except UnicodeDecodeError:
             raise InputError(f"{path} is not UTF-8 text; only text and markdown files can be ingested") from None
         if "\x00" in text:
             raise InputError(f"{path} holds NUL bytes, so it is not text; only text and markdown files can be ingested")
-        key = _printable(str(path.resolve()))
-        if key in sources:
-            continue
         version = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         chunks = [
             Document(text=chunk, title=_printable(path.stem),
@@ -179,6 +176,17 @@ def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Sour
         ]
         sources[key] = SourceFile(key, version, chunks, _printable(str(path)))
     return list(sources.values())
+
+
+def _one_path_per_file(paths: Iterable[Path]) -> dict[str, Path]:
+    """Each file once, keyed by its real path, under the first name that is not a link to it (a folder holding a
+    file and a link to it credits the file, not the link), else the first name given."""
+    chosen: dict[str, Path] = {}
+    for path in paths:
+        key = _printable(str(path.resolve()))
+        if key not in chosen or (chosen[key].is_symlink() and not path.is_symlink()):
+            chosen[key] = path
+    return chosen
 
 
 def _chunk_id(key: str, version: str, index: int) -> str:

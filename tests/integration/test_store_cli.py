@@ -140,6 +140,23 @@ def test_a_folder_ingests_its_text_files_and_remove_forgets_them(tmp_path, capsy
     assert "holds no text or markdown files" in capsys.readouterr().err
 
 
+def test_a_file_and_a_link_to_it_are_one_file_credited_to_the_file(tmp_path):
+    """A folder holding a file and a link to it was stored once under the link's name (the first in name order), so
+    citations named the link; a byte-order mark stayed in the first chunk's text."""
+    from grounded_rag.retrieval import read_files
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "vpn.md").write_bytes("\ufeffStaff use WireGuard.".encode("utf-8"))
+    (docs / "sub" / "vpnlink.md").symlink_to(Path("..") / "vpn.md")
+    [source] = read_files([docs])
+    assert source.given == str(docs / "vpn.md")
+    assert [(c.title, c.text, c.metadata["source"]) for c in source.chunks] == [
+        ("vpn", "Staff use WireGuard.", str(docs / "vpn.md"))]
+    [only_link] = read_files([docs / "sub" / "vpnlink.md"])  # a link named alone is ingested under its name
+    assert only_link.given == str(docs / "sub" / "vpnlink.md") and only_link.key == source.key
+
+
 def test_a_writer_killed_between_adding_and_deleting_is_swept_by_the_next(tmp_path):
     """Both versions of a file stored (as a writer killed after adding the new one leaves them): the next write keeps
     the newest version only."""
