@@ -325,9 +325,10 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 
 
 def cmd_ingest(ns: argparse.Namespace) -> int:
-    from .retrieval import ChromaStore, read_files
+    from .retrieval import ChromaStore, existing_store, read_files
 
     if ns.remove:
+        existing_store(ns.store)  # a mistyped store is named, not made empty and reported as "removed 0 chunks"
         with ChromaStore.writing(ns.store) as store:
             removed = store.remove(ns.files)
         print(f"removed {removed} chunks from {ns.store}")

@@ -135,6 +135,8 @@ def test_a_folder_ingests_its_text_files_and_remove_forgets_them(tmp_path, capsy
     assert main(["ingest", "--remove", str(docs), "--store", str(store)]) == 0
     assert "removed 3 chunks" in capsys.readouterr().out
     assert [c["text"] for c in _chunks(store)] == ["Sibling."]
+    assert main(["ingest", "--remove", str(docs), "--store", str(tmp_path / "stor")]) == 2  # a typo: not made
+    assert "no Chroma store at" in capsys.readouterr().err and not (tmp_path / "stor").exists()
     (tmp_path / "empty").mkdir()
     assert main(["ingest", str(tmp_path / "empty"), "--store", str(store)]) == 2
     assert "holds no text or markdown files" in capsys.readouterr().err
