@@ -487,6 +487,19 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.set_defaults(func=cmd_ask)
 
 
+def _at_least(low: int):
+    """An argparse type: a whole number >= ``low`` (a negative --limit or a zero --batch-size meant nothing)."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"{number} is below {low}")
+        return number
+    return parse
+
+
 def _port(value: str) -> int:
     """A TCP port; a larger number is refused here, where the OS would wrap it round to another port."""
     port = int(value)
@@ -533,16 +546,16 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
                     "with +extractive, +relevant, +screened, +prompted, +quoted, +insisted or +according")
     ev.add_argument("--model", default=None)
-    ev.add_argument("--limit", type=int, default=None)
+    ev.add_argument("--limit", type=_at_least(1), default=None)
     ev.add_argument("--split", default="test", choices=["validation", "test"])
     ev.add_argument("--out", default="runs/eval")
-    ev.add_argument("--batch-size", type=int, default=8)
-    ev.add_argument("--max-new-tokens", type=int, default=16)
-    ev.add_argument("--validation-limit", type=int, default=100, help="validation rows used for tuning")
+    ev.add_argument("--batch-size", type=_at_least(1), default=8)
+    ev.add_argument("--max-new-tokens", type=_at_least(1), default=16)
+    ev.add_argument("--validation-limit", type=_at_least(1), default=100, help="validation rows used for tuning")
     ev.add_argument("--pool", action="store_true",
                     help="choose each method's setting once, on every --data file's validation rows pooled (each "
                          "file weighs the same), and report how much of each validation margin the test rows kept")
-    ev.add_argument("--distractors", type=int, default=0,
+    ev.add_argument("--distractors", type=_at_least(0), default=0,
                     help="add K passages of other questions of the same file to every row, at seeded random positions")
     ev.add_argument("--seed", type=int, default=0, help="seed of the distractors' choice and positions")
     ev.add_argument("--inject", action="store_true",

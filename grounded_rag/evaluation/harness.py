@@ -184,10 +184,7 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Ex
     if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING)):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
                          f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r} and {ACCORDING!r}")
-    test = split_examples(examples, run.split)[:run.limit] if run.limit else split_examples(examples, run.split)
-    if not test:  # nothing to score: said here, not as a report's missing key
-        raise InputError(f"{path} has no {run.split} rows ({len(examples)} rows in all; about 30% of the ids go to "
-                         "validation, the rest to test): use a file with more rows, or the other --split")
+    test = _test_rows(examples, path, run.split, run.limit)
     validation = split_examples(examples, "validation")[:run.validation_limit]
     if distractors and not memotrap:
         test, validation = (add_distractors(rows, examples, distractors, run.seed) for rows in (test, validation))
@@ -196,6 +193,15 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Ex
     if run.trusted:
         test, validation = mark_trusted(test), mark_trusted(validation)
     return dataset, examples, test, validation
+
+
+def _test_rows(examples: list[Example], path: str, split: str, limit: int | None) -> list[Example]:
+    """A file's rows to score; none is an error (said here, not as a report's missing key)."""
+    test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
+    if not test:
+        raise InputError(f"{path} has no {split} rows ({len(examples)} rows in all; about 30% of the ids go to "
+                         "validation, the rest to test): use a file with more rows, or the other --split")
+    return test
 
 
 def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[Example], methods: Sequence[str],
@@ -380,6 +386,9 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
         raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
+    for path in data:  # every file read and checked before the model loads (and by a dry run)
+        file = data_variant(path, distractors)[0]
+        _test_rows(load_examples(file), file, split, limit)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())

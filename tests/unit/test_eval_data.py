@@ -310,3 +310,24 @@ def test_too_few_other_questions_to_borrow_from_is_an_error_not_a_search_for_eve
     path.write_text(json.dumps({**other, "answers": [7]}) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=":1: not in the benchmark schema.*'answers' must be a list of strings"):
         load_examples(path)
+
+
+def test_a_dry_run_reads_every_data_file_and_refuses_meaningless_counts(tmp_path, capsys):
+    """`eval --dry-run` said "would evaluate" for an empty file, a row without documents or a negative --limit; the
+    real run then failed after loading the model."""
+    import pytest
+
+    from grounded_rag.cli import main
+
+    empty, broken = tmp_path / "empty.jsonl", tmp_path / "broken.jsonl"
+    empty.write_text("", encoding="utf-8")
+    broken.write_text(json.dumps({"id": "x", "question": "Q?", "answers": ["a"]}) + "\n", encoding="utf-8")
+    for path, said in ((empty, "has no test rows"), (broken, f"{broken}:1: not in the benchmark schema")):
+        assert main(["eval", "--data", str(path), "--methods", "standard", "--dry-run"]) == 2
+        assert said in capsys.readouterr().err
+    for flag in ("--limit", "--batch-size", "--max-new-tokens", "--validation-limit"):
+        with pytest.raises(SystemExit):
+            main(["eval", "--data", str(DATA), "--methods", "standard", "--dry-run", flag, "0"])
+        assert "0 is below 1" in capsys.readouterr().err
+    assert main(["eval", "--data", str(DATA), "--methods", "standard", "--dry-run"]) == 0
+    assert "would evaluate" in capsys.readouterr().out
