@@ -25,6 +25,7 @@ from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDec
 from grounded_rag.config import describe, with_llm_settings
 from grounded_rag.serving.client import GroundedClient
 from grounded_rag.trust import DistanceSpace
+from grounded_rag.types import NO_DOCUMENTS_ANSWER, no_documents_metadata
 
 from ._common import (
     DECODING_FIELDS,
@@ -41,6 +42,14 @@ from ._common import (
 )
 from .llms import NO_DOCUMENTS
 from .prompts import grounded_payload
+
+def _no_documents(kind: type) -> Any:
+    """The answer to a question whose retrieval found nothing (``documents=[]``), as the chain and the LlamaIndex
+    wrapper give it: a fixed notice, not an ungrounded guess (no documents at all is a plain chat: standard
+    decoding, with a warning)."""
+    return kind(content=NO_DOCUMENTS_ANSWER, response_metadata={"grounded": True, "model_provider": "grounded_rag",
+                                                                **no_documents_metadata()})
+
 
 UNGROUNDED = "no documents came with these messages, so they were answered by standard decoding (not grounded); " + NO_DOCUMENTS.split("; ", 1)[1]
 
@@ -164,6 +173,8 @@ class ChatGroundedRAG(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
         question, docs, scores, config = self._request(messages, stop, kwargs)
+        if not docs and kwargs.get("documents") is not None:  # a retrieval that found nothing: no guess either
+            return ChatResult(generations=[ChatGeneration(message=_no_documents(AIMessage))])
         if not docs:
             return ChatResult(generations=[ChatGeneration(message=self._message(self._standard(messages, config)))])
         [result] = decode(self.decoder, [(question, docs, scores)], config)
@@ -172,6 +183,9 @@ class ChatGroundedRAG(BaseChatModel):
     def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
                 run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         question, docs, scores, config = self._request(messages, stop, kwargs)
+        if not docs and kwargs.get("documents") is not None:
+            yield ChatGenerationChunk(message=_no_documents(AIMessageChunk))
+            return
         if not docs:
             text = self._standard(messages, config)
             yield ChatGenerationChunk(message=AIMessageChunk(content=text, response_metadata={"grounded": False}))

@@ -86,6 +86,21 @@ def test_stuffed_text_is_never_silently_ungrounded(short_llm, chat, retriever):
     assert joined == short_llm.invoke(QUESTION, documents=[d.page_content for d in retriever.invoke(QUESTION)])
 
 
+def test_a_retrieval_that_found_nothing_gets_the_notice_not_a_guess(chat):
+    """``documents=[]`` (a retriever that found nothing) was answered by standard decoding, an invented answer with
+    only a warning; it gets the notice the chain and the LlamaIndex wrapper give, in both call styles."""
+    import warnings
+
+    from grounded_rag.types import NO_DOCUMENTS_ANSWER
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        message = chat.invoke(QUESTION, documents=[])
+        streamed = "".join(chunk.text for chunk in chat.stream(QUESTION, documents=[]))
+    assert message.content == streamed == NO_DOCUMENTS_ANSWER
+    assert message.response_metadata["grounded"] and message.response_metadata["fallback"]
+
+
 def test_chat_prompt_reaches_the_llm_as_the_question(short_llm):
     prompt = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{question}")])
     out = (prompt | short_llm.bind(documents=CORPUS)).invoke({"question": QUESTION})
