@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -31,6 +31,12 @@ INSIST_THRESHOLD = 0.8
 
 
 MAX_SETTING = 1e6  # the largest size of a finite float setting (rho_max also takes inf)
+
+
+def _types(annotation: Any) -> set[Any]:
+    """The types an annotation admits (``int | None`` -> {int, None}; ``Literal[...]`` -> {Literal})."""
+    args = get_args(annotation)
+    return {annotation} if not args or get_origin(annotation) is Literal else set().union(*map(_types, args))
 
 
 class DecodingConfig(BaseModel):
@@ -198,6 +204,14 @@ class DecodingConfig(BaseModel):
         if not isinstance(value, str) or not value.strip():
             raise ValueError("must be a non-empty string, e.g. 'The documents do not say.'")
         return unicode_text(value, "abstention_text")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """``max_new_tokens=True`` would be 1 token and ``rho_max=False`` 0.0: a bool is no count or weight."""
+        if isinstance(value, bool) and bool not in _types(cls.model_fields[info.field_name].annotation):
+            raise ValueError(f"is {value!r}, a bool; pass a number")
+        return value
 
     @field_validator("*")
     @classmethod

@@ -49,7 +49,8 @@ def test_numpy_scores_are_numbers(decoder):
 @pytest.mark.parametrize(
     "override,fragment",
     [({"rho_max": -1}, "rho_max"), ({"tau_r": 0}, "tau_r"), ({"top_p": 1.2}, "top_p"), ({"top_k": -3}, "top_k"),
-     ({"method": "nope"}, "method")],
+     ({"method": "nope"}, "method"), ({"max_new_tokens": True}, "max_new_tokens=True: is True, a bool"),
+     ({"rho_max": False}, "a bool; pass a number")],
 )
 def test_bad_settings(decoder, override, fragment):
     with pytest.raises(InputError, match=fragment):
