@@ -305,12 +305,13 @@ class ChromaStore:
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
-        """Chroma's errors on reading a persistent store (damaged index files), said as such with the fix."""
-        from chromadb.errors import ChromaError
+        """Chroma's internal errors on a persistent store (damaged index files), said as such with the fix. Its other
+        errors (a batch too large, …) are not damage, and are not called so."""
+        from chromadb.errors import InternalError
 
         try:
             yield
-        except ChromaError as exc:
+        except InternalError as exc:
             if self.folder is None:
                 raise
             raise damaged_store(self.folder, str(exc)) from exc
