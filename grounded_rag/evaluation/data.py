@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,7 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
         rng = random.Random(f"{seed}:{ex.id}")
         own = normalize_answer(ex.question)
         texts = {d["text"] for d in ex.documents}
-        _enough(ex, "--distractors", k, {d["text"] for q, d in donors if q != own and d["text"] not in texts})
+        _enough(ex, "--distractors", k, (d["text"] for q, d in donors if q != own and d["text"] not in texts))
         picked: list[dict[str, Any]] = []
         while len(picked) < k:
             question, doc = donors[rng.randrange(len(donors))]
@@ -127,8 +127,14 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
     return out
 
 
-def _enough(ex: Example, option: str, needed: int, eligible: set[str]) -> None:
-    """Refuse, rather than search for ever, where the file has too few other questions' passages to borrow."""
+def _enough(ex: Example, option: str, needed: int, candidates: Iterable[str]) -> None:
+    """Refuse, rather than search for ever, where the file has too few other questions' passages to borrow. Reads
+    ``candidates`` only until ``needed`` distinct ones are found (all of them only when there are too few)."""
+    eligible: set[str] = set()
+    for candidate in candidates:
+        eligible.add(candidate)
+        if len(eligible) >= needed:
+            return
     if len(eligible) < needed:
         raise InputError(f"{option} needs {needed} passage(s) of other questions for row {ex.id!r}, and the data "
                          f"holds {len(eligible)} it can borrow; use a file with more questions"
@@ -145,9 +151,9 @@ def make_unanswerable(examples: Sequence[Example], pool: Sequence[Example], seed
         rng = random.Random(f"unanswerable:{seed}:{ex.id}")
         own = normalize_answer(ex.question)
         answers = [f" {normalize_answer(a)} " for a in ex.answers + ex.parametric_answer if normalize_answer(a)]
-        eligible = {json.dumps(d, sort_keys=True) for q, d in donors
-                    if q != own and not any(a in f" {normalize_answer(d['text'])} " for a in answers)}
-        _enough(ex, "--unanswerable", len(ex.documents), eligible)
+        _enough(ex, "--unanswerable", len(ex.documents),
+                (json.dumps(d, sort_keys=True) for q, d in donors
+                 if q != own and not any(a in f" {normalize_answer(d['text'])} " for a in answers)))
         picked: list[dict[str, Any]] = []
         while len(picked) < len(ex.documents):
             question, doc = donors[rng.randrange(len(donors))]

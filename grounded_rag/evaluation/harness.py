@@ -174,10 +174,11 @@ def data_variant(entry: str, distractors: int) -> tuple[str, int]:
     return (match["path"], int(match["k"])) if match else (entry, distractors)
 
 
-def _rows(run: EvalRun, path: str, methods: Sequence[str]) -> tuple[str, list[Example], list[Example], list[Example]]:
-    """A data file's name in the report (with its variant's suffixes), all its rows, its test and validation rows."""
+def _rows(run: EvalRun, path: str, methods: Sequence[str], examples: list[Example]
+          ) -> tuple[str, list[Example], list[Example], list[Example]]:
+    """A data file's name in the report (with its variant's suffixes), all its rows (``examples``, read before the
+    model loaded), its test and validation rows."""
     path, distractors = data_variant(path, run.distractors)
-    examples = load_examples(path)
     dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "")
                + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else ""))
     memotrap = is_memotrap(examples)
@@ -386,9 +387,9 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
         raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
-    for path in data:  # every file read and checked before the model loads (and by a dry run)
-        file = data_variant(path, distractors)[0]
-        _test_rows(load_examples(file), file, split, limit)
+    loaded = {path: load_examples(data_variant(path, distractors)[0]) for path in data}  # before the model loads
+    for path, examples in loaded.items():  # and checked, by a dry run too
+        _test_rows(examples, data_variant(path, distractors)[0], split, limit)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
@@ -404,7 +405,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     report: dict[str, Any] = {"model": run.decoder.name, "split": split,
                               "grids": {m: g for m, (_, g) in grids.items()}, "protocol": _protocol(run),
                               "datasets": {}}
-    sets = [_rows(run, path, methods) for path in data]
+    sets = [_rows(run, path, methods, loaded[path]) for path in data]
     pooled = _pooled_settings(run, sets, methods) if pool else None
     for dataset, examples, test, validation in sets:
         _evaluate_file(run, report, dataset, examples, test, validation, methods,
@@ -413,7 +414,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         report["pooled"] = {"settings": pooled, "margins": margins(report, pooled, REFERENCES)}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
-        report["latency"] = latency_table(run.decoder, names, load_examples(data[0])[0], model)
+        report["latency"] = latency_table(run.decoder, names, loaded[data[0]][0], model)
     write_atomic(out_dir / "report.json", json.dumps(report, indent=2))
     markdown = to_markdown(report)
     write_atomic(out_dir / "report.md", markdown)

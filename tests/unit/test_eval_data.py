@@ -153,7 +153,8 @@ def test_according_opens_every_short_answer_with_the_documents_cue_and_nothing_e
     assert config.model_dump(exclude={"answer_prefix"}) == reference.model_dump(exclude={"answer_prefix"})
     run = EvalRun(decoder=None, grids={}, ckpt=None)  # type: ignore[arg-type]  # refused before any decoding
     with pytest.raises(InputError, match="MemoTrap.*'\\+according'"):
-        _rows(run, str(DATA.parent / "memotrap_8.jsonl"), ["standard+according"])
+        memotrap = str(DATA.parent / "memotrap_8.jsonl")
+        _rows(run, memotrap, ["standard+according"], load_examples(memotrap))
 
 
 def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_the_threshold(tmp_path):
