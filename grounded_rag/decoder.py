@@ -252,7 +252,7 @@ class GroundedDecoder:
         continuations and its log-likelihood scoring), built only where the method needs it; copy states fresh."""
         copies = self.copies(requests, method)
         return RowInputs(trust=[r.trust for r in requests], datastores=self.datastores(requests, method),
-                         spans=self.spans(requests, config), copies=copies,
+                         spans=self.spans(requests, config, method), copies=copies,
                          document_tokens=self.document_tokens(requests, method, copies),
                          question_tokens=[document_tokens(self.tokenizer, [r.question]) for r in requests]
                          if "question_tokens" in method.needs else None,
@@ -280,9 +280,11 @@ class GroundedDecoder:
             return None
         return [CopyState.build(self.tokenizer, _passage_texts(r)) for r in requests]
 
-    def spans(self, requests: Sequence[Request], config: DecodingConfig) -> list[DocumentSpans] | None:
-        """With ``extractive``: each question's documents (text and title), whose spans its answer may copy."""
-        if not config.extractive:
+    def spans(self, requests: Sequence[Request], config: DecodingConfig,
+              method: Method | None = None) -> list[DocumentSpans] | None:
+        """With ``extractive`` (or for a method that reads them): each question's documents (text and title), whose
+        spans its answer may copy."""
+        if not config.extractive and (method is None or "spans" not in method.needs):
             return None
         key = tuple(config.stop)
         if key not in self._ends:

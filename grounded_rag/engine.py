@@ -134,8 +134,14 @@ class Rows:
             question_tokens=token_masks(inputs.question_tokens, vocab, device) if "question_tokens" in needs else None,
         )
 
-    def advance(self, tokens: Sequence[int]) -> None:
-        """Each row's span and copy trackers take the row's new token."""
+    def advance(self, tokens: Sequence[int], fusion: StepFusion | None = None) -> None:
+        """Each row's span and copy trackers take the row's new token (a span starting or left there first, where
+        the step says so: ``StepFusion.span_from``, ``span_left``)."""
+        if self.spans is not None and fusion is not None:
+            for flags, act in ((fusion.span_left, DocumentSpans.leave), (fusion.span_from, DocumentSpans.restart)):
+                for tracker, flag in zip(self.spans, [] if flags is None else flags.tolist()):
+                    if flag:
+                        act(tracker)
         for trackers in (self.spans, self.copies):
             for tracker, token in zip(trackers or [], tokens):
                 tracker.advance(token)
@@ -206,7 +212,7 @@ def fuse_step(method: Method, logits: torch.Tensor, taps: LayerTaps, rows: Rows,
     logp = log_probs(logits).view(rows.trust.shape[0], method.streams, -1)
     lp_full, lp_ref = logp[:, 0], reference(method, logp, taps, rows, config)
     fused = method.step(rows.inputs(lp_full, lp_ref, config, begun, ends, pieces),
-                        extra=(EXTRACTIVE,) if rows.spans is not None else ())
+                        extra=(EXTRACTIVE,) if rows.spans is not None and config.extractive else ())
     return lp_full, fused.reference if fused.reference is not None else lp_ref, fused
 
 
@@ -364,7 +370,7 @@ def decode(
             picked = pick(method, logits, taps, rows, config, False, ends, pieces, warpers, rows.generators)
             for t in range(config.max_new_tokens):
                 tokens = picked.tokens
-                rows.advance(tokens.tolist())
+                rows.advance(tokens.tolist(), picked.fusion)
                 yield replace(picked, questions=list(rows.questions))
                 if t + 1 == config.max_new_tokens:
                     break

@@ -36,6 +36,10 @@ class StepFusion:
     rho: torch.Tensor
     eta: torch.Tensor
     reference: torch.Tensor | None = None  # the reference log-probs actually used, when the method picks one
+    # a post step that copies spans only from where it decides: the rows whose answer starts copying a span of its
+    # documents at this step's token, and those that stop copying here ([rows] bool; the engine's span state)
+    span_from: torch.Tensor | None = None
+    span_left: torch.Tensor | None = None
 
 
 Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -62,7 +66,7 @@ class StepInputs:
     breaks: torch.Tensor | None = None  # [rows, V] bool: tokens that would break off a copied word the answer is inside
     ends: torch.Tensor | None = None  # [V] bool: the tokens that end an answer
     trusted: torch.Tensor | None = None  # [rows] bool: the caller wrote all the row's documents; None: no row
-    spans: Sequence[DocumentSpans] | None = None  # extractive answers: each row's document spans
+    spans: Sequence[DocumentSpans] | None = None  # each row's document spans (extractive answers; read-only here)
 
 
 FuseRule = Callable[[StepInputs], StepFusion]

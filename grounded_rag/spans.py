@@ -23,7 +23,6 @@ from transformers import PreTrainedTokenizerBase
 
 from .prompts import encode_text
 
-
 _TEXTS: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, list[str]] = weakref.WeakKeyDictionary()
 
 
@@ -197,6 +196,7 @@ class DocumentSpans:
     live: list[tuple[int, int]] | None = field(default=None)
     wraps: frozenset[tuple[int, int]] = frozenset()  # positions after a line break inside a paragraph
     newlines: frozenset[int] = frozenset()  # end tokens that spell one line break ("\n", " \n")
+    engaged: bool = False  # for a method that copies only from where it decides (span_from): this answer is copying
 
     @classmethod
     def build(cls, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], ends: frozenset[int]) -> DocumentSpans:
@@ -210,10 +210,14 @@ class DocumentSpans:
                              and not vocabulary[t].strip())
         return cls(sequences, follow, ends, _joins(tokenizer, sequences), wraps=wraps, newlines=newlines)
 
+    def starts(self) -> set[int]:
+        """The tokens a span may open with: any token of a document, a variant's first."""
+        n = len([f for f in self.follow if f is None])
+        return {t for doc in self.sequences[:n] for t in doc} | {v[0] for v in self.sequences[n:] if v}
+
     def allowed(self) -> set[int]:
         if self.live is None:
-            n = len([f for f in self.follow if f is None])
-            return {t for doc in self.sequences[:n] for t in doc} | {v[0] for v in self.sequences[n:] if v}
+            return self.starts()
         nexts = {self.sequences[k][p] for k, p in self.live if p < len(self.sequences[k])}
         at_word_end = any(p == len(self.sequences[k]) or self.sequences[k][p] not in self.joins for k, p in self.live)
         ends = self.ends - self.newlines if self.carried() else self.ends
@@ -222,6 +226,14 @@ class DocumentSpans:
     def carried(self) -> set[int]:
         """The tokens that continue a span past a line break inside a paragraph, where the answer stands at one."""
         return {self.sequences[k][p] for k, p in self.live or () if (k, p) in self.wraps}
+
+    def restart(self) -> None:
+        """The answer starts copying a span with its next token (wherever it stands now)."""
+        self.engaged, self.live = True, None
+
+    def leave(self) -> None:
+        """The answer stops copying: it goes on from here in its own words."""
+        self.engaged, self.live = False, []
 
     def advance(self, token: int) -> None:
         if token in self.ends:

@@ -8,6 +8,7 @@ what each leaves out; ``docs/method-note.md`` why each part exists.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -31,6 +32,7 @@ from ..methods import (
     plausible_head,
     register_ablation,
 )
+from ..spans import DocumentSpans, restrict
 
 # The default (grounded_contrast), one part off each; the names are those the results were published under.
 WHOLE_WORDS_OFF = replace(CONTRAST, name="grounded_pmi_anchored", fuse=PmiRule(gated=True, anchored=True),
@@ -129,6 +131,79 @@ def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
     return replace(fused, log_q=torch.where(echo, x.lp_full, fused.log_q))
 
 
+def _span_mask(spans: Sequence[DocumentSpans], shape: torch.Size, device: torch.device,
+               starts: bool = False) -> torch.Tensor:
+    """[rows, V] bool: the tokens each row's answer may copy next (``starts``: those a span may open with)."""
+    mask = torch.zeros(shape, dtype=torch.bool, device=device)
+    for i, s in enumerate(spans):
+        mask[i, [t for t in (s.starts() if starts else s.allowed()) if t < shape[-1]]] = True
+    return mask
+
+
+def _against_documents(fused: StepFusion, x: StepInputs, against: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``_memory_speaks``, where the documents also make memory's token less likely (PMI(y; D | x) < -``against``)
+    and it does not end the answer: [rows, 1] bool."""
+    top, memory = _memory_speaks(fused, x)
+    memory &= (x.lp_full - fused.reference).gather(-1, top) < -against
+    if x.ends is not None:
+        memory &= ~x.ends[top]  # ending the answer is no claim from memory
+    return memory
+
+
+def _evidence_opening(fused: StepFusion, x: StepInputs, cap: float, floor: float, evidence: float) -> torch.Tensor:
+    """Scores of the tokens a span may open with, where the documents add more than ``evidence`` nats and the full
+    stream gives at least ``floor`` of its top probability: log p_full + min(PMI(y; D | x), ``cap``); -inf
+    elsewhere. Uncapped, a token of an unrelated passage that memory rules out wins (" Pluto", PMI 10.7, for the
+    capital of Germany beside the Munich passage)."""
+    pmi = x.lp_full - fused.reference
+    head = (plausible_head(x.lp_full, floor) & _span_mask(x.spans, pmi.shape, pmi.device, starts=True)
+            & torch.isfinite(fused.reference) & (pmi > evidence))
+    return (x.lp_full + pmi.clamp(max=cap)).masked_fill(~head, -math.inf)
+
+
+def _inside_spans(log_q: torch.Tensor, x: StepInputs, copying: torch.Tensor) -> torch.Tensor:
+    """``log_q`` restricted to each ``copying`` row's span continuations, the span's end tokens (a newline, a stop)
+    folded into the answer's end token: the answer ends where the span does."""
+    spans = [s if c else replace(s, live=[]) for s, c in zip(x.spans, copying[:, 0].tolist())]
+    restricted = restrict(log_q, x.lp_full, spans)
+    span_ends = torch.zeros_like(restricted, dtype=torch.bool)
+    span_ends[:, [t for t in x.spans[0].ends if t < restricted.shape[-1]]] = True
+    mass = torch.logsumexp(restricted.masked_fill(~span_ends, -math.inf), dim=-1)
+    restricted = restricted.masked_fill(span_ends, -math.inf)
+    restricted[:, int(x.ends.nonzero()[0, 0])] = mass
+    return torch.where(copying, restricted, log_q)
+
+
+def memory_extract(fused: StepFusion, x: StepInputs, cap: float = 4.0, floor: float = 1e-3,
+                   evidence: float = 2.0, against: float = 0.1) -> StepFusion:
+    """Where memory would speak against the documents (the full and the question-only stream put first a token no
+    document contains, and the documents make it less likely), the answer copies a span of the documents from there,
+    opened by the token the evidence favours (:func:`_evidence_opening`) and continued by the fused step inside the
+    span until, at a word's end, the fused step would leave it. Memory speaks where the answer's slot comes ("The
+    capital of the United Kingdom is" + " London" beside the Manchester passage), seldom at the first token where
+    ``memory_swap`` looked; extractive answers everywhere picked the question's subject ("Russia") and lost true
+    answers spelt another way. The row's span state is the engine's (:class:`~grounded_rag.spans.DocumentSpans`):
+    this step says where a span starts (``span_from``) and where the answer leaves it (``span_left``)."""
+    if x.spans is None or x.doc_tokens is None or fused.reference is None or x.ends is None:
+        return fused
+    copying = torch.tensor([s.engaged for s in x.spans], device=fused.log_q.device).unsqueeze(-1)
+    memory = _against_documents(fused, x, against) & ~copying
+    log_q, start = fused.log_q, torch.zeros_like(copying)
+    if bool(memory.any()):
+        scores = _evidence_opening(fused, x, cap, floor, evidence)
+        start = memory & torch.isfinite(scores).any(dim=-1, keepdim=True)
+        log_q = torch.where(start, torch.log_softmax(scores, dim=-1), log_q)
+    allowed = _span_mask(x.spans, log_q.shape, log_q.device)
+    word_end = (allowed & x.ends).any(dim=-1, keepdim=True)  # a span's answer may end only where a word does
+    left = copying & word_end & ~allowed.gather(-1, log_q.argmax(dim=-1, keepdim=True))
+    copying &= ~left
+    if bool(copying.any()):
+        log_q = _inside_spans(log_q, x, copying)
+    return replace(fused, log_q=log_q, span_from=start[:, 0], span_left=left[:, 0])
+
+
+MEMORY_EXTRACT = PostStep("memory_extract", memory_extract, frozenset({"document_tokens", "spans", "end_ids"}))
+
 QUESTION_ECHO = PostStep("question_echo", question_echo, frozenset({"document_tokens", "question_tokens"}))
 
 ABLATIONS: tuple[Method, ...] = (
@@ -142,6 +217,10 @@ ABLATIONS: tuple[Method, ...] = (
             description="the default, except that where the answer's first token would be memory's own answer and no "
             "document contains it, it is the documents' token the evidence favours most, at a weight of 2 over a "
             "wide head (research: counterfactuals about facts the model knows)"),
+    replace(CONTRAST, name="pmi_words_memory_extract", post=(*CONTRAST.post, MEMORY_EXTRACT),
+            description="the default, except that where the answer's first token would be memory's own answer and no "
+            "document contains it, the answer is a span of the documents opened by the word the evidence favours "
+            "most (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
             description="the default plus the memory veto at every token, not only the first (research: "
             "counterfactuals about facts the model knows)"),

@@ -46,6 +46,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "pmi_words_memory_veto_all": GATE_GRID,
     "pmi_words_echo": GATE_GRID,
     "pmi_words_memory_swap": GATE_GRID,
+    "pmi_words_memory_extract": GATE_GRID,
     "pmi_words_trusting": [{"trusted_beta": 1.0}, {"trusted_beta": 2.0}, {"trusted_beta": 4.0}],
     "pmi_anchored_fused_ends": GATE_GRID,
     "pmi_anchored_ungated": PMI_GRID,

@@ -410,6 +410,25 @@ def test_the_question_echo_keeps_the_questions_entity_where_the_default_swaps_it
     assert answer.text.startswith("Project Juniper"), answer.text
 
 
+def test_the_memory_extract_copies_the_passages_answer_where_memory_contradicts_it(decoder):
+    """Two validation rows of the counterfactual set: beside the passage that puts the capital of the United Kingdom
+    in Manchester the default said "… is London." (the full and the question-only stream both put " London" first,
+    no passage spells it); the ablation copies " Manchester" from there, and the Sudan passage's answer likewise.
+    Batched, each answer is its one-by-one decode: the span state travels with its row."""
+
+    wanted = {"capital-united-kingdom-alone": "Manchester", "pyramids-of-giza-alone": "Sudan"}
+    rows = [e for e in load_examples(Path(__file__).resolve().parents[2] / "cookbook" / "data" /
+                                     "counterfactuals.jsonl") if e.id in wanted]
+    requests = [{"question": e.question, "documents": e.documents} for e in rows]
+    default = decoder.generate_batch(requests, base_config("grounded_contrast", {"pmi_gate": 1.0}, 24))
+    extract = decoder.generate_batch(requests, base_config("pmi_words_memory_extract", {"pmi_gate": 1.0}, 24))
+    for e, before, after in zip(rows, default, extract):
+        assert wanted[e.id] not in before.text and wanted[e.id] in after.text, (before.text, after.text)
+        single = decoder.generate(e.question, e.documents, config=base_config("pmi_words_memory_extract",
+                                                                              {"pmi_gate": 1.0}, 24))
+        assert single.token_ids == after.token_ids
+
+
 def test_eval_unanswerable_reports_abstention_and_the_threshold_tables_from_validation_rows(tmp_path):
     """`--unanswerable`: each row's twin reads other rows' passages (its main metric is abstention); every tuned set
     gets the support-threshold table of its validation rows, recomputable from the stored supports."""
