@@ -141,9 +141,12 @@ def _span_mask(spans: Sequence[DocumentSpans], shape: torch.Size, device: torch.
 
 
 def _against_documents(fused: StepFusion, x: StepInputs, against: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """``_memory_speaks``, where the documents also make memory's token less likely (PMI(y; D | x) < -``against``)
-    and it does not end the answer: [rows, 1] bool."""
+    """``_memory_speaks``, where the fused step would say memory's token too, the documents make it less likely
+    (PMI(y; D | x) < -``against``) and it does not end the answer: [rows, 1] bool. Where the fused step already
+    says something else, the evidence has won there without help (a span opened instead was seen to start in an
+    unrelated passage: "Pisa" where the default answered "Lyon is the capital of France.")."""
     top, memory = _memory_speaks(fused, x)
+    memory &= fused.log_q.argmax(dim=-1, keepdim=True) == top
     memory &= (x.lp_full - fused.reference).gather(-1, top) < -against
     if x.ends is not None:
         memory &= ~x.ends[top]  # ending the answer is no claim from memory

@@ -86,3 +86,10 @@ def test_a_token_of_an_unrelated_passage_that_memory_rules_out_does_not_win_on_i
     out = memory_extract(*_step(full, question_only, [_spans()]))
     assert out.log_q.argmax().item() == ROME
     assert memory_extract(*_step(full, question_only, [_spans()]), cap=100.0).log_q.argmax().item() == CITY
+
+
+def test_where_the_fused_step_already_says_something_else_the_evidence_has_won_without_help():
+    fused, x = _step(MEMORY, QUESTION_ONLY, [_spans()])
+    said = torch.tensor([[0.1, 0.6, 0.1, 0.1, 0.05, 0.04, 0.01]]).log()  # the default's step gives Rome already
+    out = memory_extract(StepFusion(said, None, torch.zeros(1), torch.zeros(1), fused.reference), x)
+    assert torch.equal(out.log_q, said) and out.span_from.tolist() == [False]
