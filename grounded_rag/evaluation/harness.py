@@ -359,6 +359,14 @@ def _pooled_settings(run: EvalRun, sets: list[tuple[str, list[Example], list[Exa
     return out
 
 
+def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int | None) -> dict[str, list[Example]]:
+    """Every data file read and its rows checked before the model loads (and by a dry run, which loads none)."""
+    loaded = {path: load_examples(data_variant(path, distractors)[0]) for path in data}
+    for path, examples in loaded.items():
+        _test_rows(examples, data_variant(path, distractors)[0], split, limit)
+    return loaded
+
+
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
@@ -387,9 +395,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
         raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
-    loaded = {path: load_examples(data_variant(path, distractors)[0]) for path in data}  # before the model loads
-    for path, examples in loaded.items():  # and checked, by a dry run too
-        _test_rows(examples, data_variant(path, distractors)[0], split, limit)
+    loaded = _checked_data(data, distractors, split, limit)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
