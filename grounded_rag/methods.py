@@ -494,15 +494,20 @@ METHODS: dict[str, Method] = {
         Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
     )
 }
-# Research variants, registered by grounded_rag.evaluation.ablations (never on the menu).
+# Research variants, registered by grounded_rag.evaluation.ablations (never on the menu), and the menu method each
+# is a variant of (what an evaluation reads it against).
 ABLATIONS: dict[str, Method] = {}
+ABLATION_OF: dict[str, str] = {}
 
 
-def register_ablation(method: Method) -> Method:
-    """Add a research variant that ``grounded-rag eval --methods`` can run; the menu is unchanged."""
+def register_ablation(method: Method, of: str = DEFAULT_METHOD) -> Method:
+    """Add a research variant of the menu method ``of`` that ``grounded-rag eval --methods`` can run; the menu is
+    unchanged."""
     if method.name in METHODS or method.name in DEPRECATED_METHODS:
         raise ValueError(f"{method.name!r} is on the method menu; an ablation needs a name of its own")
-    ABLATIONS[method.name] = method
+    if of not in METHODS:
+        raise ValueError(f"an ablation is a variant of a method on the menu, not of {of!r}")
+    ABLATIONS[method.name], ABLATION_OF[method.name] = method, of
     return method
 
 

@@ -248,7 +248,9 @@ ABLATIONS: tuple[Method, ...] = (
     Method("pmi_evidence_only", BOTH, "grounded_pmi without the question term (b_t = 0)", PmiRule(question=False)),
     Method("pmi_question_only", BOTH, "grounded_pmi without the evidence term (a_t = 0)", PmiRule(evidence=False)),
     Method("pmi_no_head", BOTH, "grounded_pmi without the plausibility head", PmiRule(head=False)),
-    # The paper's method, one part off each.
+)
+# The paper's method, one part off each.
+PAPER_ABLATIONS: tuple[Method, ...] = (
     Method("static", RET, "the paper's method with a constant rho", barycenter(schedule.static)),
     Method("conflict_only", RET, "the paper's method with r(x, D) = 1", barycenter(schedule.conflict_only)),
     Method("trust_only", RET, "the paper's method with c_t = 1", barycenter(schedule.trust_only)),
@@ -259,3 +261,5 @@ ABLATIONS: tuple[Method, ...] = (
 
 for _method in ABLATIONS:
     register_ablation(_method)
+for _method in PAPER_ABLATIONS:
+    register_ablation(_method, of="grounded")

@@ -44,8 +44,8 @@ from .protocol import (
     PROMPTED_ABSTENTION,
     PROTOCOL,
     as_read,
+    counterparts,
     method_grid,
-    without_last_option,
 )
 from .report import plot, to_markdown
 from .tuning import Tuner, is_memotrap, main_metric, margins
@@ -253,11 +253,11 @@ REFERENCES = ("standard", "cad")  # what every method's paired Δs are read agai
 
 def _paired_deltas(per_method: dict[str, Any], values: dict[str, dict[str, list[float]]], main: str, indices) -> None:
     """Each method's paired Δs (same rows, same resamples) on every metric against each of ``REFERENCES`` in the run
-    and against the same method without its last option (``cad+extractive`` against ``cad``), where the run has it:
-    ``diffs_vs`` by reference, and ``diffs_vs_standard`` and ``diff_vs_standard`` (the main metric's)."""
+    and against its :func:`counterparts` (``cad+extractive`` against ``cad``, an ablation against the default), where
+    the run has them: ``diffs_vs`` by reference, and ``diffs_vs_standard`` and ``diff_vs_standard`` (the main
+    metric's)."""
     for spec, vals in values.items():
-        base = without_last_option(spec)
-        own = [base] if base in values and base not in REFERENCES else []
+        own = [c for c in counterparts(spec) if c in values and c not in REFERENCES]
         for ref in [r for r in REFERENCES if r in values] + own:
             diffs = {k: paired_difference_ci(v, values[ref][k], indices(len(v)))
                      for k, v in vals.items() if v and k != "tokens" and len(v) == len(values[ref].get(k, []))}

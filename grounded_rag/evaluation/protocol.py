@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
 from ..errors import InputError
+from ..methods import ABLATION_OF
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
 # asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
@@ -103,6 +104,15 @@ def without_last_option(spec: str) -> str | None:
     """The ``--methods`` entry an option is read against: ``cad+relevant+extractive`` → ``cad+relevant``; None for a
     method without options."""
     return spec.rsplit("+", 1)[0] if "+" in spec else None
+
+
+def counterparts(spec: str) -> list[str]:
+    """The ``--methods`` entries a method is read against besides ``REFERENCES``: the same method without its last
+    option (``cad+extractive`` → ``cad``) and, for a research ablation, the menu method it varies with the same
+    options (``pmi_words_echo+screened`` → ``grounded_contrast+screened``, ``static`` → ``grounded``)."""
+    name, plus, options = spec.partition("+")
+    of = [ABLATION_OF[name] + plus + options] if name in ABLATION_OF else []
+    return [base for base in (without_last_option(spec), *of) if base is not None]
 
 
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .protocol import without_last_option
+from .protocol import counterparts
 
 
 def _fmt(ci: tuple[float, float, float], scale: float = 100.0) -> str:
@@ -67,14 +67,15 @@ def to_markdown(report: dict[str, Any]) -> str:
 
 
 def _option_deltas(d: dict[str, Any], present: list[str]) -> list[str]:
-    """What each option adds: a method's paired Δs against the same method without its last option, where the run has
-    both (``grounded_contrast+extractive`` against ``grounded_contrast``)."""
-    bases = {method: without_last_option(method) for method in d["methods"]}
-    pairs = [(method, bases[method], m) for method, m in d["methods"].items() if bases[method] in m.get("diffs_vs", {})]
+    """What each option and each research ablation changes: a method's paired Δs against its counterparts in the run
+    (the same method without its last option, ``grounded_contrast+extractive`` against ``grounded_contrast``; an
+    ablation against the default with the same options)."""
+    pairs = [(method, base, m) for method, m in d["methods"].items() for base in counterparts(method)
+             if base in m.get("diffs_vs", {})]
     if not pairs:
         return []
     shown = [c for c in dict.fromkeys([d["main_metric"], "em", "f1", *DELTA_ALSO]) if c in present]
-    lines = ["", "Each option against the same method without it (paired Δ):", "",
+    lines = ["", "Each option against the same method without it, each ablation against the default (paired Δ):", "",
              "| method | against | " + " | ".join(f"Δ {c}" for c in shown) + " |", "|---" * (len(shown) + 2) + "|"]
     for method, base, m in pairs:
         diffs = m["diffs_vs"][base]
