@@ -280,11 +280,10 @@ class GroundedDecoder:
             return None
         return [CopyState.build(self.tokenizer, _passage_texts(r)) for r in requests]
 
-    def spans(self, requests: Sequence[Request], config: DecodingConfig,
-              method: Method | None = None) -> list[DocumentSpans] | None:
+    def spans(self, requests: Sequence[Request], config: DecodingConfig, method: Method) -> list[DocumentSpans] | None:
         """With ``extractive`` (or for a method that reads them): each question's documents (text and title), whose
         spans its answer may copy."""
-        if not config.extractive and (method is None or "spans" not in method.needs):
+        if not config.extractive and "spans" not in method.needs:
             return None
         key = tuple(config.stop)
         if key not in self._ends:

@@ -4,7 +4,6 @@ context window. Everything here refuses bad input with an :class:`InputError` th
 from __future__ import annotations
 
 import math
-import numbers
 import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -16,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from .config import DecodingConfig, unicode_text
 from .errors import ContextWindowError, GroundedRAGWarning, InputError
 from .prompts import build_prompts, encode, encode_text
-from .trust import DistanceSpace, normalize_scores
+from .trust import DistanceSpace, is_number, normalize_scores
 from .types import Document, Prompts, WithheldText
 
 if TYPE_CHECKING:
@@ -119,7 +118,7 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     for i, item in enumerate(items or []):
         doc, score, scale = _one_document(item, i, convert)
         docs.append(doc)
-        if score is not None and not _number(score):
+        if score is not None and not is_number(score):
             raise InputError(f"document {i + 1} has the score {score!r}; a score must be a number")
         raw.append(None if score is None else (float(score), space or scale))
     if scores is not None:
@@ -137,11 +136,6 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
 UNORDERED = (str, bytes, set, frozenset, Mapping)  # iterable, but not scores in the documents' order
 
 
-def _number(value: Any) -> bool:
-    """A real number, NumPy's included (vector stores hand back ``np.float32``); not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def with_scores(docs: list[Document], scores: Sequence[float] | None) -> list[Document]:
     """``docs``, each carrying its score (results and requests say every document's score, however it was
     passed); unchanged without scores."""
@@ -152,7 +146,7 @@ def _one_document(item: Any, i: int, convert: Converter | None) -> tuple[Documen
     """One item -> (Document, its raw score or None, the scale of that score if known)."""
     if isinstance(item, tuple) and len(item) == 2:
         inner, score = item
-        if not _number(score):
+        if not is_number(score):
             raise InputError(f"document {i + 1}: the score of a (document, score) pair is {score!r}; use a number")
         doc, _, _ = _one_document(inner, i, convert)
         return doc, score, None  # a store's raw output: only a declared score_space says its scale
@@ -236,7 +230,7 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
     if len(scores) != len(docs):
         raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")
     for i, s in enumerate(scores):
-        if not _number(s) or not math.isfinite(s):
+        if not is_number(s) or not math.isfinite(s):
             raise InputError(f"score {i + 1} is {s!r}; scores must be finite numbers (normalize distances first)")
         if space == "cosine" and not -1 - _COSINE_SLACK <= s <= 1 + _COSINE_SLACK:
             raise InputError(

@@ -56,6 +56,11 @@ def calibrate_bias_from_retrievals(retrievals: Iterable[Sequence[float]]) -> flo
     return calibrate_bias(max(scores) for scores in retrievals if scores)
 
 
+def is_number(value: object) -> bool:
+    """A real number, NumPy's included (vector stores hand back ``np.float32``); not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[float]:
     """Map a vector store's distances to cosine-similarity relevance (the trust gate's scale).
 
@@ -71,7 +76,7 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
     """
     out: list[float] = []
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        if not is_number(v):
             raise ValueError(f"retriever score {v!r} is not a number")
         v = float(v)  # a NumPy score comes back as a Python float
         if not math.isfinite(v):

@@ -131,16 +131,18 @@ def question_echo(fused: StepFusion, x: StepInputs) -> StepFusion:
     return replace(fused, log_q=torch.where(echo, x.lp_full, fused.log_q))
 
 
-def _span_mask(spans: Sequence[DocumentSpans], shape: torch.Size, device: torch.device,
-               starts: bool = False) -> torch.Tensor:
-    """[rows, V] bool: the tokens each row's answer may copy next (``starts``: those a span may open with)."""
+def _span_mask(spans: Sequence[DocumentSpans], shape: torch.Size, device: torch.device, starts: bool = False,
+               rows: Sequence[bool] | None = None) -> torch.Tensor:
+    """[rows, V] bool: the tokens each row's answer may copy next (``starts``: those a span may open with); only for
+    the ``rows`` marked (the rest all False), where given."""
     mask = torch.zeros(shape, dtype=torch.bool, device=device)
     for i, s in enumerate(spans):
-        mask[i, [t for t in (s.starts() if starts else s.allowed()) if t < shape[-1]]] = True
+        if rows is None or rows[i]:
+            mask[i, [t for t in (s.starts() if starts else s.allowed()) if t < shape[-1]]] = True
     return mask
 
 
-def _against_documents(fused: StepFusion, x: StepInputs, against: float) -> tuple[torch.Tensor, torch.Tensor]:
+def _against_documents(fused: StepFusion, x: StepInputs, against: float) -> torch.Tensor:
     """``_memory_speaks``, where the fused step would say memory's token too, the documents make it less likely
     (PMI(y; D | x) < -``against``) and it does not end the answer: [rows, 1] bool. Where the fused step already
     says something else, the evidence has won there without help (a span opened instead was seen to start in an
@@ -167,14 +169,14 @@ def _evidence_opening(fused: StepFusion, x: StepInputs, cap: float, floor: float
 def _inside_spans(log_q: torch.Tensor, x: StepInputs, copying: torch.Tensor) -> torch.Tensor:
     """``log_q`` restricted to each ``copying`` row's span continuations, the span's end tokens (a newline, a stop)
     folded into the answer's end token: the answer ends where the span does."""
-    spans = [s if c else replace(s, live=[]) for s, c in zip(x.spans, copying[:, 0].tolist())]
-    restricted = restrict(log_q, x.lp_full, spans)
+    rows = copying[:, 0].nonzero()[:, 0]
+    restricted = restrict(log_q[rows], x.lp_full[rows], [x.spans[i] for i in rows.tolist()])
     span_ends = torch.zeros_like(restricted, dtype=torch.bool)
     span_ends[:, [t for t in x.spans[0].ends if t < restricted.shape[-1]]] = True
     mass = torch.logsumexp(restricted.masked_fill(~span_ends, -math.inf), dim=-1)
     restricted = restricted.masked_fill(span_ends, -math.inf)
     restricted[:, int(x.ends.nonzero()[0, 0])] = mass
-    return torch.where(copying, restricted, log_q)
+    return log_q.index_copy(0, rows, restricted)
 
 
 def memory_extract(fused: StepFusion, x: StepInputs, cap: float = 4.0, floor: float = 1e-3,
@@ -196,12 +198,14 @@ def memory_extract(fused: StepFusion, x: StepInputs, cap: float = 4.0, floor: fl
         scores = _evidence_opening(fused, x, cap, floor, evidence)
         start = memory & torch.isfinite(scores).any(dim=-1, keepdim=True)
         log_q = torch.where(start, torch.log_softmax(scores, dim=-1), log_q)
-    allowed = _span_mask(x.spans, log_q.shape, log_q.device)
-    word_end = (allowed & x.ends).any(dim=-1, keepdim=True)  # a span's answer may end only where a word does
-    left = copying & word_end & ~allowed.gather(-1, log_q.argmax(dim=-1, keepdim=True))
-    copying &= ~left
-    if bool(copying.any()):
-        log_q = _inside_spans(log_q, x, copying)
+    left = torch.zeros_like(copying)
+    if bool(copying.any()):  # the copying rows' spans only: the rest have none to follow (a mask per row per step)
+        allowed = _span_mask(x.spans, log_q.shape, log_q.device, rows=copying[:, 0].tolist())
+        word_end = (allowed & x.ends).any(dim=-1, keepdim=True)  # a span's answer may end only where a word does
+        left = copying & word_end & ~allowed.gather(-1, log_q.argmax(dim=-1, keepdim=True))
+        copying &= ~left
+        if bool(copying.any()):
+            log_q = _inside_spans(log_q, x, copying)
     return replace(fused, log_q=log_q, span_from=start[:, 0], span_left=left[:, 0])
 
 
@@ -221,9 +225,9 @@ ABLATIONS: tuple[Method, ...] = (
             "document contains it, it is the documents' token the evidence favours most, at a weight of 2 over a "
             "wide head (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_extract", post=(*CONTRAST.post, MEMORY_EXTRACT),
-            description="the default, except that where the answer's first token would be memory's own answer and no "
-            "document contains it, the answer is a span of the documents opened by the word the evidence favours "
-            "most (research: counterfactuals about facts the model knows)"),
+            description="the default, except that where it would say memory's own answer, which no document "
+            "contains and the documents make less likely, the answer copies a span of the documents from there, "
+            "opened by the word the evidence favours (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
             description="the default plus the memory veto at every token, not only the first (research: "
             "counterfactuals about facts the model knows)"),

@@ -361,9 +361,10 @@ def _pooled_settings(run: EvalRun, sets: list[tuple[str, list[Example], list[Exa
 
 def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int | None) -> dict[str, list[Example]]:
     """Every data file read and its rows checked before the model loads (and by a dry run, which loads none)."""
-    loaded = {path: load_examples(data_variant(path, distractors)[0]) for path in data}
+    files = {path: data_variant(path, distractors)[0] for path in data}
+    loaded = {path: load_examples(file) for path, file in files.items()}
     for path, examples in loaded.items():
-        _test_rows(examples, data_variant(path, distractors)[0], split, limit)
+        _test_rows(examples, files[path], split, limit)
     return loaded
 
 
