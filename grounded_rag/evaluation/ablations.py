@@ -144,14 +144,16 @@ def _span_mask(spans: Sequence[DocumentSpans], shape: torch.Size, device: torch.
 
 def _against_documents(fused: StepFusion, x: StepInputs, against: float) -> torch.Tensor:
     """``_memory_speaks``, where the fused step would say memory's token too, the documents make it less likely
-    (PMI(y; D | x) < -``against``) and it does not end the answer: [rows, 1] bool. Where the fused step already
-    says something else, the evidence has won there without help (a span opened instead was seen to start in an
-    unrelated passage: "Pisa" where the default answered "Lyon is the capital of France.")."""
+    (PMI(y; D | x) < -``against``), it does not end the answer and it is not a token of the question: [rows, 1]
+    bool. Where the fused step already says something else, the evidence has won there without help (a span opened
+    instead was seen to start in an unrelated passage: "Pisa" where the default answered "Lyon is the capital of
+    France."). A word of the question is the answer restating it, not memory's answer: after "The" both streams
+    said " original" for "Who is the original author of tarnlib?", and the span opened there copied a planted
+    code line instead of the author's name."""
     top, memory = _memory_speaks(fused, x)
     memory &= fused.log_q.argmax(dim=-1, keepdim=True) == top
     memory &= (x.lp_full - fused.reference).gather(-1, top) < -against
-    if x.ends is not None:
-        memory &= ~x.ends[top]  # ending the answer is no claim from memory
+    memory &= ~x.ends[top] & ~x.question_tokens.gather(-1, top)  # ending the answer, restating: no claim from memory
     return memory
 
 
@@ -189,7 +191,8 @@ def memory_extract(fused: StepFusion, x: StepInputs, cap: float = 4.0, floor: fl
     ``memory_swap`` looked; extractive answers everywhere picked the question's subject ("Russia") and lost true
     answers spelt another way. The row's span state is the engine's (:class:`~grounded_rag.spans.DocumentSpans`):
     this step says where a span starts (``span_from``) and where the answer leaves it (``span_left``)."""
-    if x.spans is None or x.doc_tokens is None or fused.reference is None or x.ends is None:
+    needed = (x.spans, x.doc_tokens, fused.reference, x.ends, x.question_tokens)
+    if any(value is None for value in needed):
         return fused
     copying = torch.tensor([s.engaged for s in x.spans], device=fused.log_q.device).unsqueeze(-1)
     memory = _against_documents(fused, x, against) & ~copying
@@ -209,7 +212,8 @@ def memory_extract(fused: StepFusion, x: StepInputs, cap: float = 4.0, floor: fl
     return replace(fused, log_q=log_q, span_from=start[:, 0], span_left=left[:, 0])
 
 
-MEMORY_EXTRACT = PostStep("memory_extract", memory_extract, frozenset({"document_tokens", "spans", "end_ids"}))
+MEMORY_EXTRACT = PostStep("memory_extract", memory_extract,
+                          frozenset({"document_tokens", "question_tokens", "spans", "end_ids"}))
 
 QUESTION_ECHO = PostStep("question_echo", question_echo, frozenset({"document_tokens", "question_tokens"}))
 

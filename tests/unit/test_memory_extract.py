@@ -22,14 +22,16 @@ def _spans() -> DocumentSpans:
     return DocumentSpans([list(DOCUMENT)], [None], frozenset({EOS, NEWLINE}))
 
 
-def _step(full, question_only, spans, begun=True):
+def _step(full, question_only, spans, begun=True, question=(THE, CITY)):
     lp_full, lp_q = torch.tensor([full]).log(), torch.tensor([question_only]).log()
     in_docs = torch.zeros(1, len(full), dtype=torch.bool)
     in_docs[0, DOCUMENT] = True
+    in_question = torch.zeros(1, len(full), dtype=torch.bool)
+    in_question[0, list(question)] = True  # "the city?"
     ends = torch.zeros(len(full), dtype=torch.bool)
     ends[EOS] = True
     x = StepInputs(lp_full, None, torch.ones(1), DecodingConfig(), begun=begun, doc_tokens=in_docs, ends=ends,
-                   spans=spans)
+                   spans=spans, question_tokens=in_question)
     return StepFusion(lp_full.clone(), None, torch.zeros(1), torch.zeros(1), lp_q), x
 
 
@@ -93,3 +95,11 @@ def test_where_the_fused_step_already_says_something_else_the_evidence_has_won_w
     said = torch.tensor([[0.1, 0.6, 0.1, 0.1, 0.05, 0.04, 0.01]]).log()  # the default's step gives Rome already
     out = memory_extract(StepFusion(said, None, torch.zeros(1), torch.zeros(1), fused.reference), x)
     assert torch.equal(out.log_q, said) and out.span_from.tolist() == [False]
+
+
+def test_a_word_of_the_question_is_the_answer_restating_it_not_memorys_answer():
+    # both streams put PARIS first, as in the first test, but here the question spells it ("Is Paris the city?"):
+    # a span opened there copied a planted line where the answer was only restating the question
+    fused, x = _step(MEMORY, QUESTION_ONLY, [_spans()], question=(PARIS, THE, CITY))
+    out = memory_extract(fused, x)
+    assert torch.equal(out.log_q, fused.log_q) and out.span_from.tolist() == [False]
