@@ -230,8 +230,9 @@ ABLATIONS: tuple[Method, ...] = (
             "wide head (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_extract", post=(*CONTRAST.post, MEMORY_EXTRACT),
             description="the default, except that where it would say memory's own answer, which no document "
-            "contains, the question does not spell and the documents make less likely, the answer copies a span of the documents from there, "
-            "opened by the word the evidence favours (research: counterfactuals about facts the model knows)"),
+            "contains, the question does not spell and the documents make less likely, the answer copies a span of "
+            "the documents from there, opened by the word the evidence favours (research: counterfactuals about "
+            "facts the model knows)"),
     replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
             description="the default plus the memory veto at every token, not only the first (research: "
             "counterfactuals about facts the model knows)"),
