@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..decoder import GroundedDecoder
-from ..methods import Method, PostStep, StepFusion, StepInputs, get_method
+from ..methods import Method, PostStep, StepFusion, StepInputs, _pmi_x, get_method
 from .data import load_examples, split_examples
 from .protocol import base_config
 
@@ -27,7 +27,8 @@ ABLATION = "pmi_words_memory_extract"
 @dataclass
 class _Recorder:
     """A post step that changes nothing and notes each span opening of one answer's decode (one row at a time): the
-    step, the token the greedy answer takes there, and its two contrasts."""
+    step, the token the greedy answer takes there, and its two contrasts (the question's support as the question
+    gate computes it)."""
 
     openings: list[dict[str, Any]] = field(default_factory=list)
     step: int = 0
@@ -37,7 +38,7 @@ class _Recorder:
             token = int(fused.log_q[0].argmax())
             self.openings.append({"step": self.step, "token": token,
                                   "pmi_documents": float(x.lp_full[0, token] - fused.reference[0, token]),
-                                  "pmi_question": float(x.lp_full[0, token] - x.lp_ref[0, 0, token])})
+                                  "pmi_question": float(_pmi_x(x.lp_full, x.lp_ref[:, 0])[0, token])})
         self.step += 1
         return fused
 
