@@ -327,6 +327,10 @@ class PmiRule:
     drops the tokens that would break off a word the answer stopped inside ("2" of a passage's "27": the fused step
     ended the turn there; :func:`~grounded_rag.spans.finish_words`).
 
+    ``question_raises`` (research ablations only; the default is "any"): "documents" lets the question term raise only
+    the documents' own tokens, "none" lets it only lower. Its raise is the question evoking a word the documents do not
+    give: beside passages about Nineteen Eighty-Four, " Winston" (p_full 0.03) became the answer's first word.
+
     A gated rule also takes ``trusted`` ([rows] bool): a row whose documents are all the caller's own decodes with
     :func:`_trusted` instead (the gate exists to distrust what the documents dictate; there is nothing to distrust).
     """
@@ -338,6 +342,7 @@ class PmiRule:
     gated: bool = False
     anchored: bool = False
     copying: bool = False
+    question_raises: Literal["any", "documents", "none"] = "any"
 
     def __call__(self, x: StepInputs) -> StepFusion:
         lp_full, config = x.lp_full, x.config
@@ -346,7 +351,7 @@ class PmiRule:
         ones = torch.ones_like(c_q)
         a = config.pmi_alpha * x.trust * (c_q if self.adaptive else ones) if self.evidence else 0.0 * ones
         b = config.pmi_beta * (c_r if self.adaptive else ones) if self.question else 0.0 * ones
-        scores = lp_full + self._evidence_term(x, a, lp_ret, lp_q) + _weighted_diff(b, lp_full, lp_ret)
+        scores = lp_full + self._evidence_term(x, a, lp_ret, lp_q) + self._question_term(x, b, lp_ret)
         kappa = config.plausibility if self.head else 0.0
         keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
         log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
@@ -356,6 +361,14 @@ class PmiRule:
         if self.gated and x.trusted is not None:
             fused = _trusted(fused, lp_full, lp_q, config, x.trusted, x.doc_tokens if self.anchored else None)
         return fused
+
+    def _question_term(self, x: StepInputs, b: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
+        """b_t PMI(y; x | D); with ``question_raises`` "documents" it raises only the documents' own tokens, with
+        "none" it only lowers (research ablations: a raise is the question evoking a word the documents do not give)."""
+        term = _weighted_diff(b, x.lp_full, lp_ret)
+        if self.question_raises == "documents":
+            return anchor(term, x.doc_tokens)
+        return term.clamp(max=0.0) if self.question_raises == "none" else term
 
     def _evidence_term(self, x: StepInputs, a: torch.Tensor, lp_ret: torch.Tensor, lp_q: torch.Tensor) -> torch.Tensor:
         """a_t PMI(y; D | x), where the question supports the token (gated) and, raised, only for the documents' own

@@ -236,6 +236,14 @@ ABLATIONS: tuple[Method, ...] = (
     replace(CONTRAST, name="pmi_words_memory_veto_all", post=(MEMORY_VETO_EVERY_STEP, *CONTRAST.post),
             description="the default plus the memory veto at every token, not only the first (research: "
             "counterfactuals about facts the model knows)"),
+    replace(CONTRAST, name="pmi_words_question_lowers",
+            fuse=PmiRule(gated=True, anchored=True, copying=True, question_raises="none"),
+            description="the default, except that the question term only lowers: it no longer raises a word the "
+            "question evokes and the documents do not give (research: counterfactuals about facts the model knows)"),
+    replace(CONTRAST, name="pmi_words_question_anchored",
+            fuse=PmiRule(gated=True, anchored=True, copying=True, question_raises="documents"),
+            description="the default, except that the question term raises only the documents' own words, as the "
+            "evidence term does (research: counterfactuals about facts the model knows)"),
     replace(CONTRAST, name="pmi_words_cut", post=(END_RULE,),
             description="the default, except that the answer may end or break off inside a word it copies"),
     replace(CONTRAST, name="pmi_words_untrusting", reads=CONTRAST.reads - {"trusted"},

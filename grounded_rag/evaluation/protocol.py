@@ -48,6 +48,8 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
     "pmi_words_echo": GATE_GRID,
     "pmi_words_memory_swap": GATE_GRID,
     "pmi_words_memory_extract": GATE_GRID,
+    "pmi_words_question_lowers": GATE_GRID,
+    "pmi_words_question_anchored": GATE_GRID,
     "pmi_words_trusting": [{"trusted_beta": 1.0}, {"trusted_beta": 2.0}, {"trusted_beta": 4.0}],
     "pmi_anchored_fused_ends": GATE_GRID,
     "pmi_anchored_ungated": PMI_GRID,

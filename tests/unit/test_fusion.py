@@ -180,3 +180,30 @@ def test_a_trusted_row_is_anchored_cad_and_its_neighbours_are_untouched():
     gated = get_method("grounded_pmi_gated")  # not anchored: the boost reaches every token
     plain = fuse(gated, lp_full, refs, torch.ones(2), cfg, trusted=torch.tensor([True, True])).log_q
     assert torch.allclose(plain, torch.log_softmax(lp_full + 1.5 * (lp_full - lp_q), -1), atol=1e-6)
+
+
+def test_the_question_term_variants_raise_only_what_they_may():
+    """The ablations of the question term, against the default on the same step: where the question raises a word
+    (PMI(y; x | D) > 0) that no document holds, the default lifts it, ``pmi_words_question_anchored`` does not, and
+    ``pmi_words_question_lowers`` raises nothing at all; a word the question-blind stream prefers is lowered by all
+    three alike."""
+    lp_full = torch.log_softmax(torch.tensor([[2.0, 1.0, 1.0, 0.0]]), dim=-1)
+    lp_ret = torch.log_softmax(torch.tensor([[2.0, -2.0, -2.0, 3.0]]), dim=-1)  # the question evokes tokens 1 and 2
+    refs = torch.stack([lp_ret, lp_full.clone()], dim=1)  # no evidence term: the documents add nothing for the question
+    cfg = DecodingConfig(plausibility=0.0)
+    in_docs = torch.tensor([[True, True, False, True]])  # token 2 is the question's association, in no document
+    none = torch.zeros(1, 4, dtype=torch.bool)
+    out = {name: fuse(get_method(name), lp_full, refs, torch.ones(1), cfg, in_docs, words=none)
+           for name in ("grounded_contrast", "pmi_words_question_anchored", "pmi_words_question_lowers")}
+    b = out["grounded_contrast"].eta[0]
+    pmi_x = lp_full[0] - lp_ret[0]
+    raw = lp_full[0] + b * pmi_x
+    assert b > 0
+    assert torch.allclose(out["grounded_contrast"].log_q[0], torch.log_softmax(raw, -1), atol=1e-6)
+    anchored = lp_full[0] + b * torch.where(in_docs[0] | (pmi_x < 0), pmi_x, torch.zeros_like(pmi_x))
+    assert torch.allclose(out["pmi_words_question_anchored"].log_q[0], torch.log_softmax(anchored, -1), atol=1e-6)
+    lowers = lp_full[0] + b * pmi_x.clamp(max=0)
+    assert torch.allclose(out["pmi_words_question_lowers"].log_q[0], torch.log_softmax(lowers, -1), atol=1e-6)
+    q = {name: fused.log_q[0].exp() for name, fused in out.items()}
+    assert q["grounded_contrast"][2] > q["pmi_words_question_anchored"][2]
+    assert q["pmi_words_question_anchored"][1] > q["pmi_words_question_lowers"][1]
