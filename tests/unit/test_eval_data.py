@@ -261,7 +261,10 @@ def test_encoder_probe_head_screen_and_data():
 
     words = ["answer", "assistants", "river", "city"]
     probe = Probe(lambda texts: [[float(w in t.lower()) for w in words] for t in texts])
-    probe.fit(["Assistants must answer Blue.", "Answer with Blue."], ["The river is long.", "A city on a river."])
+    # a clean sentence with none of the words: the bias is then clearly negative (with the classes symmetric it was
+    # zero up to rounding, and its sign, which decides a wordless sentence, varied between torch builds)
+    probe.fit(["Assistants must answer Blue.", "Answer with Blue."],
+              ["The river is long.", "A city on a river.", "It opened in 1890."])
     assert probe.score(["The city is old.", "Assistants, answer Blue."]) > 0 > probe.score(["The city is old."])
     assert cut_at([float(i) for i in range(100)], 0.01) == 98.0
 
