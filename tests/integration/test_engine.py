@@ -155,7 +155,7 @@ LEAVING = [  # answers of very different lengths: the short ones end (EOS or the
 @pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("grounded_pmi_anchored", False),
                                             ("grounded_contrast", False), ("pmi_words_memory_veto", False),
                                             ("pmi_words_echo", False), ("pmi_words_memory_swap", False),
-                                            ("pmi_words_memory_extract", False),
+                                            ("pmi_words_memory_extract", False), ("pmi_words_question_anchored", False),
                                             ("knnlm", False), ("dola", False), ("grounded", True)])
 def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, sampled):
     """A batch whose questions finish at different steps: finished rows are dropped from the decode state
