@@ -111,8 +111,8 @@ def documents_and_scores(items: Sequence[Any] | None, scores: Sequence[float] | 
     if isinstance(items, (str, bytes, Mapping, BaseModel)) or (items is not None and not isinstance(items, Iterable)):
         raise InputError(f"documents is one {type(items).__name__}, not a list of them: pass [the passage] (a str "
                          "would otherwise become one document per character)")
-    if scores is not None and (isinstance(scores, UNORDERED) or not isinstance(scores, Iterable)):
-        raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
+    if scores is not None:
+        _check_scores_shape(scores)
     docs: list[Document] = []
     raw: list[tuple[float, DistanceSpace | None] | None] = []
     for i, item in enumerate(items or []):
@@ -212,6 +212,16 @@ def text_input(value: str, what: str) -> str:
         raise InputError(str(exc)) from None
 
 
+def _check_scores_shape(scores: object) -> None:
+    """Scores are a list of numbers; a config passed where they go (``generate(q, docs, config)``: the third argument
+    is the scores) is said as such, not counted as one score per field."""
+    if isinstance(scores, BaseModel):
+        raise InputError(f"scores is a {type(scores).__name__}: the argument after the documents is their scores; "
+                         "pass settings as config=DecodingConfig(...) or as keywords (extractive=True)")
+    if isinstance(scores, UNORDERED) or not isinstance(scores, Iterable):
+        raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
+
+
 def check_scores(docs: list[Document], scores: Sequence[float] | None, space: str = "cosine") -> list[float] | None:
     """The scores to gate on: one finite number per document, on the declared scale."""
     if scores is None:
@@ -224,8 +234,7 @@ def check_scores(docs: list[Document], scores: Sequence[float] | None, space: st
                 f"documents {missing} have no score while others do; give every document a score or none"
             )
         scores = given  # type: ignore[assignment]
-    if isinstance(scores, UNORDERED) or not isinstance(scores, Iterable):
-        raise InputError(f"scores is a {type(scores).__name__}; pass a list with one number per document")
+    _check_scores_shape(scores)
     scores = list(scores)
     if len(scores) != len(docs):
         raise InputError(f"got {len(scores)} scores for {len(docs)} documents; pass one score per document")

@@ -13,7 +13,7 @@ import math
 import numbers
 import statistics
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 DistanceSpace = Literal["l2", "cosine", "ip", "relevance", "exp_l2", "exp_cosine"]
 
@@ -74,6 +74,8 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
     The embeddings must be unit-normalized for ``l2`` and ``ip`` to equal cosine similarity
     (the packaged MiniLM embeddings are).
     """
+    if space not in get_args(DistanceSpace):
+        raise ValueError(f"unknown distance space {space!r}; use one of {', '.join(get_args(DistanceSpace))}")
     out: list[float] = []
     for v in values:
         if not is_number(v):
@@ -91,8 +93,6 @@ def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[floa
             out.append(1.0 - v / 2.0)
         elif space_d in ("cosine", "ip"):
             out.append(1.0 - v)
-        elif space_d == "relevance":
-            out.append(float(v))
-        else:
-            raise ValueError(f"unknown distance space {space!r}; use one of l2, cosine, ip, relevance")
+        else:  # relevance: already on the scale
+            out.append(v)
     return out

@@ -32,6 +32,15 @@ def test_ingest_then_ask_from_the_store(tmp_path, capsys):
 def test_wrong_store_path_and_bad_files_are_clear_errors(tmp_path, capsys):
     assert main(["ask", "q", "--store", str(tmp_path / "missing")]) == 2
     assert "no Chroma store" in capsys.readouterr().err
+    docs = tmp_path / "mydocs"  # the documents' folder given as the store: the fix is to ingest it, not into it
+    docs.mkdir()
+    (docs / "a.md").write_text("A passage.", encoding="utf-8")
+    assert main(["ask", "q", "--store", str(docs)]) == 2
+    err = capsys.readouterr().err
+    assert f"{docs} is a folder of files, not a store" in err and f"grounded-rag ingest {docs} --store ./store" in err
+    assert main(["ask", "q", "--store", str(docs / "a.md")]) == 2
+    assert "is a file, not a store" in capsys.readouterr().err
+    assert sorted(p.name for p in docs.iterdir()) == ["a.md"]  # nothing written into it
     assert main(["ingest", str(tmp_path / "nope.md"), "--store", str(tmp_path / "s")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
     binary = tmp_path / "x.md"

@@ -4,6 +4,7 @@ import pytest
 
 from grounded_rag import (
     DecodingConfig,
+    Document,
     calibrate_bias,
     calibrate_bias_from_retrievals,
     normalize_scores,
@@ -51,6 +52,19 @@ def test_normalize_scores_maps_each_distance_space_to_cosine():
         normalize_scores([float("nan")], "l2")
     with pytest.raises(ValueError, match="unknown distance space"):
         normalize_scores([0.1], "manhattan")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="exp_l2, exp_cosine"):  # the message names every space, even with no scores
+        normalize_scores([], "cos")  # type: ignore[arg-type]
+
+
+def test_a_config_passed_where_the_scores_go_is_named() -> None:
+    """generate(q, docs, DecodingConfig(...)): the third argument is the scores; a config there was read as one
+    score per field ("got 40 scores for 1 documents")."""
+    from grounded_rag.inputs import check_scores, documents_and_scores
+
+    with pytest.raises(InputError, match="scores is a DecodingConfig.*config=DecodingConfig"):
+        documents_and_scores(["a passage"], DecodingConfig(extractive=True))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="scores is a DecodingConfig"):
+        check_scores([Document(text="a passage")], DecodingConfig())  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
