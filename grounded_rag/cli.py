@@ -122,6 +122,9 @@ def _ask_documents(ns: argparse.Namespace) -> tuple[list, list[float] | None]:
                          "from --store are retrieved text: pass your own passages with --doc")
     if ns.store and documents:
         raise InputError("pass passages with --doc or retrieve them with --store, not both")
+    if not ns.store and not documents:  # said now, not after the model has loaded
+        raise InputError("no documents were given; retrieve them from a store made by ingest (--store DIR) or pass "
+                         "passages with --doc TEXT")
     if ns.trusted:
         documents = [{"text": d, "trusted": True} for d in documents]
     return documents, ns.score or None
@@ -382,19 +385,36 @@ def _loopback(host: str) -> bool:
         return False  # a name: it may resolve to any interface
 
 
+def _check_port(host: str, port: int) -> None:
+    """Bind ``host:port`` once and let it go, so that a port in use is said before the model loads, not after (the
+    server binds it again, as uvicorn does, with SO_REUSEADDR)."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                              flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        raise InputError(f"cannot listen on --host {host} --port {port}: {exc.strerror or exc} (another server on "
+                         "that port? pass a free --port; a --host this machine has)") from None
+
+
 def cmd_serve(ns: argparse.Namespace) -> int:
+    key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
+    if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
+        print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "
+              "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
+              "use it", file=sys.stderr)
+        return 2
+    _check_port(ns.host, ns.port)  # before the model loads, as the store below
     try:
         from .serving.server import serve
         from .serving.settings import ServeSettings
     except ImportError as exc:
         print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
               "pip install 'grounded-rag[serve]'", file=sys.stderr)
-        return 2
-    key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
-    if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
-        print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "
-              "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
-              "use it", file=sys.stderr)
         return 2
     if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
         from .retrieval import check_store_apart

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
 import httpx
 import openai
-
 import pytest
 
 from grounded_rag.cli import main
@@ -30,6 +30,14 @@ def test_serving_beyond_loopback_needs_a_key_or_an_explicit_choice(monkeypatch, 
     with pytest.raises(SystemExit):  # the OS would wrap 99999 round to another port, and the log would name 99999
         main(["serve", "--port", "99999"])
     assert "99999 is not a TCP port; use 0 to 65535" in capsys.readouterr().err
+    with socket.socket() as taken:  # a port in use is said at once, not by uvicorn after the model has loaded
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+        assert f"cannot listen on --host 127.0.0.1 --port {port}: Address already in use" in capsys.readouterr().err
+    assert main(["serve", "--host", "no-such-host.invalid", "--allow-unauthenticated"]) == 2
+    assert "cannot listen on --host no-such-host.invalid" in capsys.readouterr().err
     for key in ("clé-secrète", "two words", "tab\tkey"):  # no client could send it: refused before the model loads
         done = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "serve", "--api-key", key, "--port", "0"],
                               capture_output=True, text=True, timeout=300)  # a server that started: a timeout
