@@ -599,6 +599,8 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--dry-run", action="store_true",
                     help="check the methods, options and data files and print the plan; load and decode nothing")
     ev.set_defaults(func=cmd_eval)
+    for command in sub.choices.values():  # an option the command does not have is said with that command's usage
+        command.set_defaults(command_parser=command)
 
 
 def _end_by_sigint() -> None:
@@ -618,7 +620,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when huggingface_hub is imported.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns, unknown = parser.parse_known_args(argv)
+    if unknown:
+        ns.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return ns.func(ns)
     except GroundedRAGError as exc:

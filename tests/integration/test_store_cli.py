@@ -41,6 +41,9 @@ def test_wrong_store_path_and_bad_files_are_clear_errors(tmp_path, capsys):
     assert main(["ask", "q", "--store", str(docs / "a.md")]) == 2
     assert "is a file, not a store" in capsys.readouterr().err
     assert sorted(p.name for p in docs.iterdir()) == ["a.md"]  # nothing written into it
+    with pytest.raises(SystemExit):  # a misspelt option: said with ask's own usage, not the top level's
+        main(["ask", "q", "--sotre", str(docs)])
+    assert "grounded-rag ask: error: unrecognized arguments: --sotre" in capsys.readouterr().err
     assert main(["ask", "q"]) == 2  # neither --store nor --doc: said before any model loads
     assert "no documents were given; retrieve them from a store" in capsys.readouterr().err
     assert main(["ingest", str(tmp_path / "nope.md"), "--store", str(tmp_path / "s")]) == 2
