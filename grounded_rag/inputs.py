@@ -86,10 +86,23 @@ def as_document(doc: DocumentLike, index: int) -> Document:
         text_input(doc.title, f"the title of document {index + 1}")
     if isinstance(doc.id, str):  # ids and metadata come back in citations: they must encode as UTF-8 too
         text_input(doc.id, f"the id of document {index + 1}")
-    for key, value in doc.metadata.items():
-        if isinstance(value, str):
-            text_input(value, f"metadata {key!r} of document {index + 1}")
+    _metadata_text(doc.metadata, f"the metadata of document {index + 1}")
     return doc
+
+
+def _metadata_text(value: Any, where: str) -> None:
+    """Every string in metadata, keys and nested values too, is Unicode text: it goes back in citations and traces,
+    which must encode as UTF-8 (a lone surrogate found only then would fail after the decoding)."""
+    if isinstance(value, str):
+        text_input(value, where)
+    elif isinstance(value, Mapping):
+        for key, inner in value.items():
+            if isinstance(key, str):
+                text_input(key, f"a key of {where}")
+            _metadata_text(inner, f"{where}, {key!r}" if isinstance(key, str) else where)
+    elif isinstance(value, (list, tuple)):
+        for inner in value:
+            _metadata_text(inner, where)
 
 
 # A framework's own document type -> (Document, its score or None, the scale that score is on without a declared

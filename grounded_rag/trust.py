@@ -57,8 +57,14 @@ def calibrate_bias_from_retrievals(retrievals: Iterable[Sequence[float]]) -> flo
 
 
 def is_number(value: object) -> bool:
-    """A real number, NumPy's included (vector stores hand back ``np.float32``); not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    """A real number, NumPy's included (vector stores hand back ``np.float32``), that a float can hold; not a bool."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        float(value)
+    except OverflowError:  # a whole number past 1e308
+        return False
+    return True
 
 
 def normalize_scores(values: Sequence[float], space: DistanceSpace) -> list[float]:

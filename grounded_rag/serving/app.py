@@ -121,9 +121,40 @@ class APIKeyMiddleware:
         await self.app(scope, receive, send)
 
 
+class InternalErrorMiddleware:
+    """Our bug, in OpenAI's error format (500), on a connection that stays open. (An ``Exception`` handler would run
+    in Starlette's outermost middleware, which re-raises after answering, and uvicorn then drops the keep-alive
+    connection without a ``Connection: close``: the client's next request on it fails.) A response already begun
+    (a stream) cannot become a 500: the error goes on, and the connection ends."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            if started:
+                raise
+            log.exception("internal error")
+            await error(500, f"internal server error: {type(exc).__name__}: {exc}", kind="server_error")(
+                scope, receive, send)
+
+
 class BodyLimitMiddleware:
     """A request body over ``limit`` bytes gets 413 as soon as its size is known (a declared Content-Length, or the
-    bytes counted as they arrive), and one that trickles in slower than ``timeout`` seconds gets 408: neither is
+    bytes counted as they arrive), and one not whole within ``timeout`` seconds of the first read gets 408 (however
+    it trickles in): neither is
     parsed or held on to. (The route's body reading passes the HTTPException on to the app's handlers.)"""
 
     def __init__(self, app, limit: int, timeout: float) -> None:
@@ -137,14 +168,16 @@ class BodyLimitMiddleware:
         if declared.isdigit() and int(declared) > self.limit:
             await error(413, self._too_large(int(declared)), code="request_too_large")(scope, receive, send)
             return
-        received, whole = 0, False
+        received, whole, deadline = 0, False, None
 
         async def counted():
-            nonlocal received, whole
+            nonlocal received, whole, deadline
             if whole:  # after the body: only a disconnect can come, and the route may wait for it
                 return await receive()
+            now = asyncio.get_running_loop().time()
+            deadline = deadline or now + self.timeout  # the whole body within the timeout, not each of its pieces
             try:
-                message = await asyncio.wait_for(receive(), self.timeout)
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - now))
             except asyncio.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
                 raise StarletteHTTPException(408, f"the request body did not arrive within {self.timeout:.0f} s; "
                                                   "send it whole") from None
@@ -170,6 +203,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
                   lifespan=_lifespan(backend), responses=ERROR_RESPONSES)
     _install_error_handlers(app)
     _add_routes(app, backend, settings, base_config or DecodingConfig())
+    app.add_middleware(InternalErrorMiddleware)  # added first: innermost, right around the routes' own handlers
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_request_bytes, timeout=settings.body_timeout_s)
     add_rate_limit(app, settings, APIKeyMiddleware.OPEN)  # inside the key check: a caller without it is not counted
     if settings.api_key is not None:  # added last: runs first, so no body is read for a caller without the key
@@ -331,10 +365,6 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _gone(_: Request, exc: ClientGone) -> JSONResponse:
         return error(499, "the client closed the connection", code="client_closed_request")  # nobody reads it
 
-    @app.exception_handler(Exception)
-    async def _internal(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error")
-        return error(500, f"internal server error: {type(exc).__name__}: {exc}", kind="server_error")
 
 
 UNREADABLE_BODY = "There was an error parsing the body"

@@ -65,6 +65,17 @@ class DocumentIn(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     trusted: StrictBool = Field(False, description="the client wrote this passage (Document.trusted), not retrieved")
 
+    @field_validator("score", mode="before")
+    @classmethod
+    def _fits_a_float(cls, value: Any) -> Any:
+        """A whole number past a float's range (1e308) is no score; said here, before the finite check overflows."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                float(value)
+            except OverflowError:
+                raise ValueError("is a whole number too large for a score; send a number within ±1e308") from None
+        return value
+
     @field_validator("metadata")
     @classmethod
     def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
@@ -93,26 +104,27 @@ class GroundedFields(BaseModel):
     model: StrictStr
     documents: list[StrictStr | DocumentIn] | None = None
     score_space: DistanceSpace = "relevance"
-    retrieve_k: int | None = Field(None, ge=1, le=64, description="without documents, on a server started with "
+    retrieve_k: StrictInt | None = Field(None, ge=1, le=64, description="without documents, on a server started with "
                                    "--store: how many passages to retrieve for the question (default: the server's)")
     decoding: dict[str, Any] = Field(default_factory=dict, description="DecodingConfig fields")
-    trace: bool = False
+    trace: StrictBool = False
     # OpenAI sampling fields, mapped onto DecodingConfig
-    max_tokens: int | None = Field(None, ge=1)
-    max_completion_tokens: int | None = Field(None, ge=1)
-    temperature: float | None = Field(None, ge=0, le=2)
-    top_p: float | None = Field(None, gt=0, le=1)
+    # strict: a wrong type is refused (400 naming the field), never converted ("2" → 2, true → 1, "yes" → true)
+    max_tokens: StrictInt | None = Field(None, ge=1)
+    max_completion_tokens: StrictInt | None = Field(None, ge=1)
+    temperature: StrictFloat | None = Field(None, ge=0, le=2, allow_inf_nan=False)
+    top_p: StrictFloat | None = Field(None, gt=0, le=1, allow_inf_nan=False)
     stop: StrictStr | list[StrictStr] | None = None
-    seed: int | None = None
-    stream: bool = False
+    seed: StrictInt | None = None
+    stream: StrictBool = False
     stream_options: dict[str, Any] | None = None
     # OpenAI fields accepted only at their neutral value (we cannot honour anything else)
-    n: int = 1
-    presence_penalty: float = 0.0
-    frequency_penalty: float = 0.0
-    logprobs: bool | int | None = None
+    n: StrictInt = 1
+    presence_penalty: StrictFloat = Field(0.0, allow_inf_nan=False)
+    frequency_penalty: StrictFloat = Field(0.0, allow_inf_nan=False)
+    logprobs: StrictBool | StrictInt | None = None
     logit_bias: dict[str, float] | None = None
-    user: str | None = None
+    user: StrictStr | None = None
 
     def unsupported(self) -> str | None:
         if self.n != 1:
@@ -154,7 +166,7 @@ class ChatRequest(GroundedFields):
     tools: list[Any] | None = None
     tool_choice: Any = None
     response_format: dict[str, Any] | None = None
-    parallel_tool_calls: bool | None = None
+    parallel_tool_calls: StrictBool | None = None
 
     def unsupported(self) -> str | None:
         if self.tools:
@@ -181,7 +193,7 @@ class TokenizeRequest(BaseModel):
 
     model: StrictStr
     prompt: StrictStr
-    add_special_tokens: bool = True
+    add_special_tokens: StrictBool = True
 
 
 class CompletionRequest(GroundedFields):
@@ -190,9 +202,9 @@ class CompletionRequest(GroundedFields):
     # one prompt, as a string or a one-item list: said in the schema, checked (with the fix named) by _one_prompt
     prompt: StrictStr | Annotated[list[StrictStr], WithJsonSchema(
         {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1})]
-    echo: bool = False
-    suffix: str | None = None
-    best_of: int | None = None
+    echo: StrictBool = False
+    suffix: StrictStr | None = None
+    best_of: StrictInt | None = None
 
     @field_validator("prompt")
     @classmethod

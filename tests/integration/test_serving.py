@@ -483,6 +483,18 @@ BAD = {
     "huge metadata": (dict(documents=[{"text": "Paris is in France.", "metadata": {"n": "m" * 300_000}}]), 413,
                       "over this server's limit"),
     "huge stop list": (dict(stop=["s" * 100_000] * 3), 413, "over this server's limit"),
+    # past a float's range: refused by name, not an OverflowError (a 500) in the finite check
+    "whole-number score past 1e308": (dict(documents=[{"text": "a", "score": 10**400}]), 400,
+                                      "score: Value error, is a whole number too large for a score"),
+    "negative score past 1e308": (dict(documents=[{"text": "a", "score": -10**400}]), 400, "too large for a score"),
+    # wrong types are refused by name, never converted
+    "max_tokens a string": (dict(max_tokens="2"), 400, "max_tokens: Input should be a valid integer"),
+    "max_tokens a bool": (dict(max_tokens=True), 400, "max_tokens: Input should be a valid integer"),
+    "temperature a bool": (dict(temperature=True), 400, "temperature: Input should be a valid number"),
+    "seed a string": (dict(seed="1"), 400, "seed: Input should be a valid integer"),
+    "n a string": (dict(n="1"), 400, "n: Input should be a valid integer"),
+    "trace a string": (dict(trace="yes"), 400, "trace: Input should be a valid boolean"),
+    "retrieve_k a bool": (dict(retrieve_k=True), 400, "retrieve_k: Input should be a valid integer"),
 }
 
 
@@ -501,6 +513,16 @@ def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(serv
     nan = json.dumps(chat_body(decoder, documents=[{"text": "Paris is in France.", "metadata": {"x": float("nan")}}]))
     r = httpx.post(f"{server}/v1/chat/completions", content=nan, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "metadata: Value error, holds NaN" in r.json()["error"]["message"], r.text
+    for stream in ("yes", 1):  # "yes" was read as true, 1 opened an event stream
+        r = httpx.post(f"{server}/v1/chat/completions", json={**chat_body(decoder), "stream": stream})
+        assert r.status_code == 400 and "stream: Input should be a valid boolean" in r.json()["error"]["message"]
+    nan = json.dumps({**chat_body(decoder), "temperature": float("nan")})  # was said as "less than or equal to 2"
+    r = httpx.post(f"{server}/v1/chat/completions", content=nan, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "temperature: Input should be a finite number" in r.json()["error"]["message"]
+    for metadata in ({"\udc00": "x"}, {"tags": ["\ud800"]}):  # a key, a nested value: refused before decoding
+        body = json.dumps(chat_body(decoder, trace=True, documents=[{"text": "Paris is in France.", "metadata": metadata}]))
+        r = httpx.post(f"{server}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"], r.text
     lone = json.dumps({"model": decoder.name, "prompt": "\ud800 who?"})  # ASCII, escaping the lone surrogate
     r = httpx.post(f"{server}/tokenize", content=lone, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"]
@@ -547,9 +569,11 @@ def test_oversized_and_trickling_bodies_are_refused_before_parsing(server, decod
     r = httpx.post(f"{server}/v1/chat/completions", content=chunked(), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "request body" in r.json()["error"]["message"]
 
-    def trickle():
+    def trickle():  # each piece well within the body timeout (3 s), the whole body not: the limit is on the whole
         yield b'{"model": '
-        time.sleep(5)
+        for _ in range(6):
+            time.sleep(1)
+            yield b" "
         yield b'"x"}'
 
     r = httpx.post(f"{server}/v1/chat/completions", content=trickle(), headers={"content-type": "application/json"},

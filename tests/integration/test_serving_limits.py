@@ -69,3 +69,61 @@ def test_a_malformed_rate_limit_is_refused_with_the_form_to_use():
 
     with pytest.raises(ValueError, match="e.g. '60/minute'"):
         ServeSettings(rate_limit="sixty a minute")
+
+
+def _one_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 response read off a kept-alive socket (status, headers, body by its Content-Length)."""
+    sock.settimeout(GENEROUS_S)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed the connection"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    while len(body) < int(headers["content-length"]):
+        body += sock.recv(4096)
+    return int(status_line.split()[1]), headers, body
+
+
+def test_a_bug_answers_openais_500_and_the_connection_stays_open():
+    """Our bug (here a route that raises) is OpenAI's 500 on a kept-alive connection that the next request still
+    uses: an Exception handler answered too, but uvicorn then dropped the connection without saying so."""
+    import json
+    import threading
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from grounded_rag.serving.app import InternalErrorMiddleware
+
+    from .test_serving import free_port, wait_healthy
+
+    async def bug(_):
+        raise RuntimeError("a bug")
+
+    async def health(_):
+        return JSONResponse({"status": "ok"})
+
+    app = Starlette(routes=[Route("/bug", bug), Route("/health", health)], middleware=[Middleware(InternalErrorMiddleware)])
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"GET /bug HTTP/1.1\r\nHost: x\r\n\r\n")
+            status, headers, body = _one_response(sock)
+            assert status == 500 and headers.get("connection") != "close"
+            assert json.loads(body)["error"] == {"message": "internal server error: RuntimeError: a bug",
+                                                 "type": "server_error", "param": None, "code": None}
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")  # the same connection
+            assert _one_response(sock)[0] == 200
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=30)
