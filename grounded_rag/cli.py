@@ -402,6 +402,10 @@ def _check_port(host: str, port: int) -> None:
 
 
 def cmd_serve(ns: argparse.Namespace) -> int:
+    if ns.api_key == "":  # --api-key "$KEY" with KEY unset: not a server without a key
+        print("grounded-rag: --api-key is empty (an unset shell variable?); pass the key, or leave --api-key out",
+              file=sys.stderr)
+        return 2
     key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
     if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
         print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "

@@ -53,6 +53,8 @@ class ServeSettings(BaseModel):
     def _api_key(cls, value: SecretStr | None) -> SecretStr | None:
         """A key clients can send: HTTP headers carry ASCII (the OpenAI clients fail on anything else before they
         send), and a space would split the ``Bearer KEY`` header."""
+        if value is not None and not value.get_secret_value():
+            raise ValueError("the API key is empty (an unset shell variable?); pass a key, or none for no key")
         if value is not None and not all("!" <= c <= "~" for c in value.get_secret_value()):
             raise ValueError("the API key must be printable ASCII without spaces (it travels in the Authorization "
                              "header, which carries ASCII only); choose another, e.g. from: openssl rand -hex 24")
@@ -66,8 +68,10 @@ class ServeSettings(BaseModel):
         from limits import parse_many
 
         try:
-            parse_many(value)
+            limits = parse_many(value)
         except ValueError:
             raise ValueError(f"{value!r} is not a rate limit; write it as slowapi does, e.g. '60/minute' or "
                              "'10/second;300/hour'") from None
+        if any(limit.amount < 1 for limit in limits):  # a server that answers every request with 429
+            raise ValueError(f"{value!r} allows no request at all; allow at least 1 per period, e.g. '60/minute'")
         return value

@@ -38,6 +38,8 @@ def test_serving_beyond_loopback_needs_a_key_or_an_explicit_choice(monkeypatch, 
         assert f"cannot listen on --host 127.0.0.1 --port {port}: Address already in use" in capsys.readouterr().err
     assert main(["serve", "--host", "no-such-host.invalid", "--allow-unauthenticated"]) == 2
     assert "cannot listen on --host no-such-host.invalid" in capsys.readouterr().err
+    assert main(["serve", "--api-key", ""]) == 2  # --api-key "$KEY" with KEY unset: not a server without a key
+    assert "--api-key is empty" in capsys.readouterr().err
     for key in ("clé-secrète", "two words", "tab\tkey"):  # no client could send it: refused before the model loads
         done = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "serve", "--api-key", key, "--port", "0"],
                               capture_output=True, text=True, timeout=300)  # a server that started: a timeout

@@ -69,6 +69,11 @@ def test_a_malformed_rate_limit_is_refused_with_the_form_to_use():
 
     with pytest.raises(ValueError, match="e.g. '60/minute'"):
         ServeSettings(rate_limit="sixty a minute")
+    for none_allowed in ("0/minute", "10/second;0/hour"):  # would answer every request with 429, for ever
+        with pytest.raises(ValueError, match="allows no request at all"):
+            ServeSettings(rate_limit=none_allowed)
+    with pytest.raises(ValueError, match="the API key is empty"):
+        ServeSettings(api_key="")
 
 
 def _one_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
