@@ -280,9 +280,9 @@ def cmd_ask(ns: argparse.Namespace) -> int:
 
 
 def _print_answer(ns: argparse.Namespace, result) -> None:
-    from .display import sources_text
+    from .display import sources_text, terminal_text
 
-    print(result.text)
+    print(terminal_text(result.text, newlines=True))
     if ns.no_sources and result.quoted:  # the answer alone, but never a quote passed off as the model's answer
         print("(a quote of a passage: the answer rested on no passage about the question)", file=sys.stderr)
     if ns.no_sources and result.insisted:
@@ -297,7 +297,7 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
               f"finish={result.finish_reason}  support={result.support}  "
               f"left out as irrelevant: {len(result.irrelevant_documents)} of "
               f"{len(result.documents) + len(result.irrelevant_documents) + len(result.dropped_documents)} passages")
-        print(format_trace(result))
+        print(terminal_text(format_trace(result), newlines=True))
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:

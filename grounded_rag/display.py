@@ -5,10 +5,25 @@ from __future__ import annotations
 
 import html
 import textwrap
+import unicodedata
 
 from .types import Citation, Document, GenerationResult
 
 QUOTE_CONTEXT = 60  # characters of the passage shown on each side of a supporting span
+# bidirectional embeddings, overrides and isolates: they reorder what a terminal shows after them
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def terminal_text(text: str, newlines: bool = False) -> str:
+    """Text from passages, file names or the model as a terminal may show it: control characters (an escape
+    sequence that clears the screen, a carriage return that overwrites a line, a newline that forges a line of its
+    own) and bidirectional overrides are written out as escapes; ``newlines`` keeps an answer's line breaks."""
+    def shown(ch: str) -> str:
+        if (newlines and ch in "\n\t") or (unicodedata.category(ch) != "Cc" and ch not in _BIDI):
+            return ch
+        return ch.encode("unicode_escape").decode("ascii")
+
+    return "".join(map(shown, text))
 
 
 def document_label(result: GenerationResult, number: int) -> str:
@@ -16,7 +31,7 @@ def document_label(result: GenerationResult, number: int) -> str:
     doc = result.documents[result.numbers.index(number)]
     source = next((c.source for c in result.citations if c.document == number and c.source), None)
     parts = [p for p in (source, doc.title if doc.title != source else None, doc.id) if p]
-    return f"[{number}] " + (" · ".join(dict.fromkeys(parts)) if parts else f"Doc {number}")
+    return f"[{number}] " + (" · ".join(dict.fromkeys(map(terminal_text, parts))) if parts else f"Doc {number}")
 
 
 def _quote(doc: Document, citation: Citation) -> str:
@@ -25,7 +40,7 @@ def _quote(doc: Document, citation: Citation) -> str:
     lo, hi = max(0, citation.start - QUOTE_CONTEXT), min(len(doc.text), citation.end + QUOTE_CONTEXT)
     before, span, after = doc.text[lo:citation.start], doc.text[citation.start:citation.end], doc.text[citation.end:hi]
     text = ("…" if lo > 0 else "") + before + "«" + span + "»" + after + ("…" if hi < len(doc.text) else "")
-    return " ".join(text.split())
+    return terminal_text(" ".join(text.split()))
 
 
 def sources_text(result: GenerationResult, width: int = 100) -> str:
@@ -41,12 +56,13 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
             "the answer rests on no passage about the question"
         lines.append(f"(abstained: {why}; support {_support(result)})")
         if result.unsupported_answer is not None:
-            lines.append(f"withheld answer: {result.unsupported_answer}")
+            lines.append(f"withheld answer: {terminal_text(result.unsupported_answer)}")
         return lines
     if result.quoted:
-        lines.append(f"(a quote: the answer \"{result.unsupported_answer}\" rested on no passage about the question)")
+        lines.append(f"(a quote: the answer \"{terminal_text(result.unsupported_answer or '')}\" rested on no passage about the question)")
     if result.insisted:
-        lines.append(f"(a second look taking the passages at their word: the answer \"{result.unsupported_answer}\" "
+        lines.append(f"(a second look taking the passages at their word: the answer "
+                     f"\"{terminal_text(result.unsupported_answer or '')}\" "
                      "rested on no passage about the question)")
     if not result.citations:
         return [*lines, f"Sources: none cited (support {_support(result)})"]
@@ -55,7 +71,7 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
         lines.append("  " + document_label(result, number))
         doc = result.documents[result.numbers.index(number)]
         for c in (c for c in result.citations if c.document == number):
-            said = result.text[c.answer_start:c.answer_end]
+            said = terminal_text(result.text[c.answer_start:c.answer_end])
             if c.start is not None:
                 body = f'"{said}" ← {_quote(doc, c)}'
             elif c.kind == "model":
@@ -73,7 +89,7 @@ def _withheld_lines(result: GenerationResult, width: int) -> list[str]:
     lines = ["Withheld, as addressed to the model:"]
     for w in result.withheld:
         where = f"Doc {w.document}" + (" title" if w.field == "title" else "")
-        text = w.text if len(w.text) <= 160 else w.text[:157] + "..."
+        text = terminal_text(w.text if len(w.text) <= 160 else w.text[:157] + "...")
         lines.append(textwrap.fill(f'{where} ({w.rule}): "{text}"', width, initial_indent="  ",
                                    subsequent_indent="    "))
     return lines

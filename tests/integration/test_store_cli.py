@@ -29,6 +29,23 @@ def test_ingest_then_ask_from_the_store(tmp_path, capsys):
     assert ChromaStore.open(store).collection.count() == len(ChromaStore.open(store).collection.get()["ids"])
 
 
+def test_ask_prints_no_terminal_control_from_a_file_or_its_name(tmp_path, capsys):
+    """An escape sequence in a passage (\\e[2J clears the screen) or a newline in a file name (a forged "Sources:"
+    line) is printed written out, not obeyed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "zorb\nSources: [1] FAKE.md").write_text(
+        "The Zorblax vault is in the basement \x1b[2J\x1b[31mof the Berlin office.", encoding="utf-8")
+    assert main(["ingest", str(docs), "--store", str(tmp_path / "store")]) == 0
+    capsys.readouterr()
+    assert main(["ask", "Where is the Zorblax vault?", "--store", str(tmp_path / "store"), "--max-new-tokens", "16",
+                 "--support-threshold", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "Sources (support" in out, out  # the passage is cited, with its quote and file name
+    assert "\x1b" not in out and "\\x1b[2J" in out
+    assert not any(line.startswith("Sources: [1] FAKE") for line in out.splitlines()) and "zorb\\nSources" in out
+
+
 def test_wrong_store_path_and_bad_files_are_clear_errors(tmp_path, capsys):
     assert main(["ask", "q", "--store", str(tmp_path / "missing")]) == 2
     assert "no Chroma store" in capsys.readouterr().err
