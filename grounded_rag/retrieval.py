@@ -133,7 +133,9 @@ TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst")  # what a folder g
 
 def expand_files(names: Iterable[str | Path]) -> list[Path]:
     """Files as given, and for a folder its text and markdown files (:data:`TEXT_SUFFIXES`), in its subfolders too,
-    in name order: hidden files and folders (``.git``) and folders behind links are passed over."""
+    in name order: hidden files and folders (``.git``), folders behind links, and links to files outside the folder
+    (``notes.md -> /etc/passwd``: a served store would hand their text to its clients) are passed over. A file named
+    on its own is read wherever its link leads: the user named it."""
     paths: list[Path] = []
     for name in names:
         path = Path(name)
@@ -144,12 +146,24 @@ def expand_files(names: Iterable[str | Path]) -> list[Path]:
             continue
         found = sorted(Path(root, f) for root, dirs, files in os.walk(path)
                        for f in files if not f.startswith(".") and f.lower().endswith(TEXT_SUFFIXES)
-                       if not any(part.startswith(".") for part in Path(root).relative_to(path).parts))
+                       if not any(part.startswith(".") for part in Path(root).relative_to(path).parts)
+                       if _inside(Path(root, f), path))
         if not found:
             raise InputError(f"the folder {path} holds no text or markdown files ({', '.join(TEXT_SUFFIXES)}); pass "
                              "the files to ingest by name")
         paths.extend(found)
     return paths
+
+
+def _inside(file: Path, folder: Path) -> bool:
+    """Whether a file found in ``folder`` is in it: not a link that leads out (a broken or looping link counts as
+    inside, so that reading it says what is wrong with it)."""
+    if not file.is_symlink():
+        return True
+    try:
+        return file.resolve(strict=True).is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return True
 
 
 def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:

@@ -188,6 +188,11 @@ def test_a_file_and_a_link_to_it_are_one_file_credited_to_the_file(tmp_path):
         ("vpn", "Staff use WireGuard.", str(docs / "vpn.md"))]
     [only_link] = read_files([docs / "sub" / "vpnlink.md"])  # a link named alone is ingested under its name
     assert only_link.given == str(docs / "sub" / "vpnlink.md") and only_link.key == source.key
+    secret = tmp_path / "secret.md"  # outside the folder: a link to it in the folder is passed over
+    secret.write_text("The root password is hunter2.", encoding="utf-8")
+    (docs / "sub" / "host.md").symlink_to(secret)
+    assert [s.given for s in read_files([docs])] == [str(docs / "vpn.md")]
+    assert [s.given for s in read_files([docs / "sub" / "host.md"])] == [str(docs / "sub" / "host.md")]  # named alone
 
 
 def test_a_writer_killed_between_adding_and_deleting_is_swept_by_the_next(tmp_path):
