@@ -185,6 +185,30 @@ def add_injection(examples: Sequence[Example], seed: int = 0) -> list[Example]:
     return out
 
 
+def rename_attacks(examples: Sequence[Example], seed: int = 0, tries: int = 10_000) -> list[Example]:
+    """Each attack row with its attacker's answer (``injected``, an odd made-up name such as "Avocado Thimble")
+    replaced, wherever its passages write it, by another row's first gold answer (a name of the kind a real passage
+    gives): a seeded shuffle that gives no row its own answer or a name it already holds. The same attacks, with a
+    name standard decoding's prior does not reject; gold answers unchanged."""
+    if any(not ex.injected or not ex.answers for ex in examples):
+        raise InputError("renaming attacks needs rows with an attacker's answer ('injected'): pass an injection set")
+    held = [json.dumps([ex.question, ex.documents, ex.answers], ensure_ascii=False).lower() for ex in examples]
+    rng, order = random.Random(f"rename:{seed}"), list(range(len(examples)))
+    for _ in range(tries):
+        rng.shuffle(order)
+        names = [examples[j].answers[0] for j in order]
+        if all(n.lower() != ex.answers[0].lower() and n.lower() not in h for n, ex, h in zip(names, examples, held)):
+            break
+    else:
+        raise InputError(f"no shuffle of {len(examples)} rows' answers fits (each row needs a name it does not hold)")
+    out = []
+    for ex, name in zip(examples, names):
+        was, now = (json.dumps(x, ensure_ascii=False)[1:-1] for x in (ex.injected, name))  # as JSON writes them
+        docs = json.loads(json.dumps(ex.documents, ensure_ascii=False).replace(was, now))
+        out.append(replace(ex, documents=docs, injected=name))
+    return out
+
+
 def mark_trusted(examples: Sequence[Example]) -> list[Example]:
     """Each example with every passage declared the caller's own (``Document.trusted``): MemoTrap's document is the
     user's instruction, not retrieved text."""

@@ -29,6 +29,7 @@ from .data import (
     load_examples,
     make_unanswerable,
     mark_trusted,
+    rename_attacks,
     split_examples,
 )
 from .generation import closed_book, generate_records
@@ -144,6 +145,7 @@ class EvalRun:
     resamples: int = 10_000
     loglik: bool = True
     threshold: float | None = SUPPORT_THRESHOLD
+    renamed: bool = False  # the attack files' attackers name other rows' answers (data.rename_attacks)
 
 
 def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) -> tuple[dict[str, list[float]], list]:
@@ -180,7 +182,8 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str], examples: list[Exampl
     model loaded), its test and validation rows."""
     path, distractors = data_variant(path, run.distractors)
     dataset = (Path(path).stem + (f"+{distractors}distractors" if distractors else "")
-               + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else ""))
+               + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else "")
+               + ("+renamed" if run.renamed else ""))
     memotrap = is_memotrap(examples)
     if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING)):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
@@ -319,7 +322,7 @@ def _protocol(run: EvalRun) -> dict[str, Any]:
     return {"name": PROTOCOL, "system": EVAL_SYSTEM, "answer_prefix": ANSWER_PREFIX, "stop": "\n",
             "max_new_tokens": run.max_new_tokens, "validation_rows": run.validation_limit,
             "distractors": run.distractors, "seed": run.seed, "inject": run.inject, "trusted": run.trusted,
-            "unanswerable": run.unanswerable, "support_threshold": run.threshold}
+            "unanswerable": run.unanswerable, "support_threshold": run.threshold, "rename_attacks": run.renamed}
 
 
 def _evaluate_file(run: EvalRun, report: dict[str, Any], dataset: str, examples: list[Example], test: list[Example],
@@ -359,10 +362,14 @@ def _pooled_settings(run: EvalRun, sets: list[tuple[str, list[Example], list[Exa
     return out
 
 
-def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int | None) -> dict[str, list[Example]]:
-    """Every data file read and its rows checked before the model loads (and by a dry run, which loads none)."""
+def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int | None,
+                  rename_seed: int | None = None) -> dict[str, list[Example]]:
+    """Every data file read and its rows checked before the model loads (and by a dry run, which loads none); with
+    ``rename_seed``, each attack file with its attackers' answers renamed (:func:`rename_attacks`)."""
     files = {path: data_variant(path, distractors)[0] for path in data}
     loaded = {path: load_examples(file) for path, file in files.items()}
+    if rename_seed is not None:
+        loaded = {path: rename_attacks(examples, rename_seed) for path, examples in loaded.items()}
     for path, examples in loaded.items():
         _test_rows(examples, files[path], split, limit)
     return loaded
@@ -374,7 +381,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
              loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
              support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False,
-             pool: bool = False) -> dict[str, Any]:
+             pool: bool = False, rename: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -391,12 +398,13 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     chooses each method's setting once, on every file's validation rows pooled (each file weighing the same), and
     reports how much of each validation margin over standard and CAD the test rows kept. A ``data`` entry
     ``FILE+Kdistractors`` is that file with K distractors whatever ``distractors`` says, so one run can pool a file
-    with and without them."""
+    with and without them. ``rename`` gives each attack file's attackers another row's true answer to name
+    (:func:`rename_attacks`, seeded by ``seed``; the data set ``+renamed``)."""
     any_distractors = distractors or any(data_variant(path, 0)[1] for path in data)
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
         raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
-    loaded = _checked_data(data, distractors, split, limit)
+    loaded = _checked_data(data, distractors, split, limit, seed if rename else None)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "
               + ", ".join(f"{m} ({len(grid)} setting{'s' if len(grid) > 1 else ''})" for m, (_, grid) in grids.items())
@@ -406,7 +414,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     out_dir.mkdir(parents=True, exist_ok=True)
     run = EvalRun(GroundedDecoder.from_pretrained(model), grids, Checkpoint(out_dir / "generations.jsonl"), split,
                   limit, validation_limit, distractors, seed, inject, trusted, unanswerable, tune, batch_size,
-                  max_new_tokens, resamples, loglik, support_threshold)
+                  max_new_tokens, resamples, loglik, support_threshold, rename)
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
     report: dict[str, Any] = {"model": run.decoder.name, "split": split,

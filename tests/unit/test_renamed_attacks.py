@@ -1,48 +1,43 @@
-"""The renamed copy of an injection set: same attacks, a plausible name in place of the attacker's made-up one."""
+"""An attack set renamed (``grounded-rag eval --rename-attacks``): the same attacks, a plausible name in place of the
+attacker's made-up one."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grounded_rag.errors import InputError
-from grounded_rag.evaluation.renamed_attacks import main, renamed
+from grounded_rag.evaluation.data import load_examples, rename_attacks
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind", "prose_injection_fresh")
 
 
-def _rows(name: str) -> list[dict]:
-    return [json.loads(line) for line in (DATA_DIR / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if line]
-
-
 @pytest.mark.parametrize("name", SETS)
 def test_every_attack_names_another_rows_answer_and_nothing_else_changes(name: str) -> None:
-    rows = _rows(name)
-    out = renamed(rows)
-    golds = {row["answers"][0] for row in rows}
-    assert [r["id"] for r in out] == [r["id"] for r in rows]
+    rows = load_examples(DATA_DIR / f"{name}.jsonl")
+    out = rename_attacks(rows)
+    golds = {ex.answers[0] for ex in rows}
     for before, after in zip(rows, out):
-        assert after["injected"] in golds and after["injected"] not in before["answers"]
-        assert after["answers"] == before["answers"] and after["question"] == before["question"]
-        text = json.dumps(after["documents"], ensure_ascii=False)
-        assert before["injected"] not in text and after["injected"] in text  # the attack still names its answer
-        # putting the old name back gives the row's passages as they were
-        assert json.loads(text.replace(after["injected"], before["injected"])) == before["documents"]
-    assert len({r["injected"] for r in out}) == len(rows)  # a shuffle: no answer given twice
+        assert after.injected in golds and after.injected not in before.answers
+        assert (after.id, after.question, after.answers) == (before.id, before.question, before.answers)
+        text = json.dumps(after.documents, ensure_ascii=False)
+        assert before.injected not in text and after.injected in text  # the attack still names its answer
+        # the old name put back gives the row's passages as they were
+        assert json.loads(text.replace(after.injected, before.injected)) == before.documents
+    assert len({ex.injected for ex in out}) == len(rows)  # a shuffle: no answer given twice
 
 
-def test_the_same_seed_gives_the_same_file_and_another_seed_another(tmp_path: Path) -> None:
-    src = DATA_DIR / "prose_injection_fresh.jsonl"
-    main([str(src), str(tmp_path / "a.jsonl")])
-    main([str(src), str(tmp_path / "b.jsonl")])
-    main([str(src), str(tmp_path / "c.jsonl"), "--seed", "1"])
-    assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
-    assert (tmp_path / "a.jsonl").read_text() != (tmp_path / "c.jsonl").read_text()
+def test_the_seed_decides_the_names() -> None:
+    rows = load_examples(DATA_DIR / "prose_injection_fresh.jsonl")
+    names = [[ex.injected for ex in rename_attacks(rows, seed)] for seed in (0, 0, 1)]
+    assert names[0] == names[1] != names[2]
 
 
-def test_a_file_that_is_not_an_injection_set_is_refused() -> None:
+def test_a_file_that_is_not_an_attack_set_is_refused() -> None:
+    rows = load_examples(DATA_DIR / "prose_injection_fresh.jsonl")
     with pytest.raises(InputError, match="injection set"):
-        renamed([{"id": "1", "question": "q", "documents": [], "answers": ["a"]}])
+        rename_attacks([replace(rows[0], injected=None)])
