@@ -328,11 +328,14 @@ def _install_error_handlers(app: FastAPI) -> None:
             return error(400, f"the request body is not valid JSON ({where}); send a JSON object", code="invalid_json")
         if any(tuple(e["loc"]) == ("body",) for e in errors):  # the body as a whole: no object came
             return _not_an_object(request, errors)
-        parts = []
+        parts, fields = [], []
         for e in errors:
             loc = ".".join(str(x) for x in e["loc"] if x != "body")
             parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
-        return error(400, "invalid request: " + "; ".join(parts))
+            fields.append(next((str(x) for x in e["loc"] if x != "body"), None))
+        # OpenAI names the field in "param": the request's top-level field, where the errors share one
+        param = fields[0] if fields and None not in fields and len(set(fields)) == 1 else None
+        return error(400, "invalid request: " + "; ".join(parts), param=param)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -376,8 +379,8 @@ def _unreadable(request: Request) -> JSONResponse:
     if encoding not in ("", "identity"):
         return error(415, f"Content-Encoding {encoding!r} is not supported; send the JSON body uncompressed",
                      code="unsupported_content_encoding")
-    return error(400, "the request body could not be read as JSON (not UTF-8 text, or nested too deeply); send a "
-                      "JSON object", code="invalid_json")
+    return error(400, "the request body could not be read as JSON (not UTF-8 text, nested too deeply, or a number "
+                      "of more than 4300 digits); send a JSON object", code="invalid_json")
 
 
 def _not_an_object(request: Request, errors: Sequence[dict[str, Any]]) -> JSONResponse:

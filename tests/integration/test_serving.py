@@ -516,6 +516,7 @@ def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(serv
     for stream in ("yes", 1):  # "yes" was read as true, 1 opened an event stream
         r = httpx.post(f"{server}/v1/chat/completions", json={**chat_body(decoder), "stream": stream})
         assert r.status_code == 400 and "stream: Input should be a valid boolean" in r.json()["error"]["message"]
+        assert r.json()["error"]["param"] == "stream"  # where OpenAI names the field
     nan = json.dumps({**chat_body(decoder), "temperature": float("nan")})  # was said as "less than or equal to 2"
     r = httpx.post(f"{server}/v1/chat/completions", content=nan, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "temperature: Input should be a finite number" in r.json()["error"]["message"]
