@@ -154,8 +154,8 @@ class InternalErrorMiddleware:
 class BodyLimitMiddleware:
     """A request body over ``limit`` bytes gets 413 as soon as its size is known (a declared Content-Length, or the
     bytes counted as they arrive), and one not whole within ``timeout`` seconds of the first read gets 408 (however
-    it trickles in): neither is
-    parsed or held on to. (The route's body reading passes the HTTPException on to the app's handlers.)"""
+    it trickles in): neither is parsed or held on to. (The route's body reading passes the HTTPException on to the
+    app's handlers.)"""
 
     def __init__(self, app, limit: int, timeout: float) -> None:
         self.app, self.limit, self.timeout = app, limit, timeout
@@ -367,7 +367,6 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ClientGone)
     async def _gone(_: Request, exc: ClientGone) -> JSONResponse:
         return error(499, "the client closed the connection", code="client_closed_request")  # nobody reads it
-
 
 
 UNREADABLE_BODY = "There was an error parsing the body"
