@@ -398,8 +398,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     chooses each method's setting once, on every file's validation rows pooled (each file weighing the same), and
     reports how much of each validation margin over standard and CAD the test rows kept. A ``data`` entry
     ``FILE+Kdistractors`` is that file with K distractors whatever ``distractors`` says, so one run can pool a file
-    with and without them. ``rename`` gives each attack file's attackers another row's true answer to name
-    (:func:`rename_attacks`, seeded by ``seed``; the data set ``+renamed``)."""
+    with and without them. ``rename``: :func:`rename_attacks` on each attack file (seeded by ``seed``; ``+renamed``)."""
     any_distractors = distractors or any(data_variant(path, 0)[1] for path in data)
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
