@@ -476,6 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     _serve_parser(sub)
     _eval_parser(sub)
+    for command in sub.choices.values():  # an option the command does not have is said with that command's usage
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -606,8 +608,6 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--dry-run", action="store_true",
                     help="check the methods, options and data files and print the plan; load and decode nothing")
     ev.set_defaults(func=cmd_eval)
-    for command in sub.choices.values():  # an option the command does not have is said with that command's usage
-        command.set_defaults(command_parser=command)
 
 
 def _end_by_sigint() -> None:
