@@ -230,7 +230,7 @@ def existing_store(path: str | Path) -> Path:
     importing Chroma: ``ask --store`` says it at once)."""
     folder = Path(path)
     if not (folder / "chroma.sqlite3").exists():
-        if folder.is_dir() and any(p.is_file() for p in folder.iterdir()):  # the documents, not their store
+        if folder.is_dir() and _holds_files(folder):  # the documents, not their store
             raise InputError(f"{folder} is a folder of files, not a store made by ingest; make a store of them first: "
                              f"grounded-rag ingest {folder} --store ./store, then ask with --store ./store")
         if folder.is_file():
@@ -238,6 +238,13 @@ def existing_store(path: str | Path) -> Path:
                              f"grounded-rag ingest {folder} --store ./store, then ask with --store ./store")
         raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
     return folder
+
+
+def _holds_files(folder: Path) -> bool:
+    try:
+        return any(p.is_file() for p in folder.iterdir())
+    except OSError:  # unreadable: not said to hold files (the missing-store message names it)
+        return False
 
 
 def _check_k(k: int) -> None:
