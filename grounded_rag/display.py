@@ -59,7 +59,8 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
             lines.append(f"withheld answer: {terminal_text(result.unsupported_answer)}")
         return lines
     if result.quoted:
-        lines.append(f"(a quote: the answer \"{terminal_text(result.unsupported_answer or '')}\" rested on no passage about the question)")
+        lines.append(f"(a quote: the answer \"{terminal_text(result.unsupported_answer or '')}\" rested on no passage "
+                     "about the question)")
     if result.insisted:
         lines.append(f"(a second look taking the passages at their word: the answer "
                      f"\"{terminal_text(result.unsupported_answer or '')}\" "

@@ -230,17 +230,17 @@ def existing_store(path: str | Path) -> Path:
     importing Chroma: ``ask --store`` says it at once)."""
     folder = Path(path)
     if not (folder / "chroma.sqlite3").exists():
-        if folder.is_dir() and _holds_files(folder):  # the documents, not their store
-            raise InputError(f"{folder} is a folder of files, not a store made by ingest; make a store of them first: "
-                             f"grounded-rag ingest {folder} --store ./store, then ask with --store ./store")
-        if folder.is_file():
-            raise InputError(f"{folder} is a file, not a store made by ingest; make a store of it first: "
-                             f"grounded-rag ingest {folder} --store ./store, then ask with --store ./store")
+        documents = "a file" if folder.is_file() else "a folder of files" if _holds_files(folder) else None
+        if documents is not None:  # the documents, not their store
+            raise InputError(f"{folder} is {documents}, not a store made by ingest; make a store of "
+                             f"{'it' if folder.is_file() else 'them'} first: grounded-rag ingest {folder} --store "
+                             "./store, then ask with --store ./store")
         raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
     return folder
 
 
 def _holds_files(folder: Path) -> bool:
+    """Whether ``folder`` is a folder with a file in it."""
     try:
         return any(p.is_file() for p in folder.iterdir())
     except OSError:  # unreadable: not said to hold files (the missing-store message names it)

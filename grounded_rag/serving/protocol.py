@@ -39,7 +39,7 @@ from ..config import DecodingConfig, MethodName, explain
 from ..errors import ConfigError, ContextWindowError, InputError
 from ..inputs import documents_and_scores, visible, with_scores
 from ..retrieval import Hit
-from ..trust import DistanceSpace
+from ..trust import DistanceSpace, is_number
 from ..types import Document, GenerationResult
 from .settings import ServeSettings
 from .worker import Job, Outcome
@@ -69,11 +69,8 @@ class DocumentIn(BaseModel):
     @classmethod
     def _fits_a_float(cls, value: Any) -> Any:
         """A whole number past a float's range (1e308) is no score; said here, before the finite check overflows."""
-        if isinstance(value, int) and not isinstance(value, bool):
-            try:
-                float(value)
-            except OverflowError:
-                raise ValueError("is a whole number too large for a score; send a number within ±1e308") from None
+        if isinstance(value, int) and not isinstance(value, bool) and not is_number(value):
+            raise ValueError("is a whole number too large for a score; send a number within ±1e308")
         return value
 
     @field_validator("metadata")
