@@ -251,9 +251,10 @@ def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | 
     """The answer from this process: retrieve from --store while the model loads, then decode."""
     hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
     try:
-        from .decoder import GroundedDecoder
+        with _startup(ns.own_process):
+            from .decoder import GroundedDecoder
 
-        decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
+            decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
         if hits is not None:
             found = hits()
             documents, scores = [h.document for h in found], [h.score for h in found]
@@ -413,28 +414,31 @@ def cmd_serve(ns: argparse.Namespace) -> int:
               "use it", file=sys.stderr)
         return 2
     _check_port(ns.host, ns.port)  # before the model loads, as the store below
-    try:
-        from .serving.server import serve
-        from .serving.settings import ServeSettings
-    except ImportError as exc:
-        print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
-              "pip install 'grounded-rag[serve]'", file=sys.stderr)
-        return 2
-    if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
-        from .retrieval import check_store_apart
+    with _startup(ns.own_process and not ns.ray):  # Ray's replicas load the model in processes of their own
+        try:
+            from .serving.server import build_app, run
+            from .serving.settings import ServeSettings
+        except ImportError as exc:
+            print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
+                  "pip install 'grounded-rag[serve]'", file=sys.stderr)
+            return 2
+        if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
+            from .retrieval import check_store_apart
 
-        check_store_apart(ns.store)
-    settings = ServeSettings(
-        model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
-        max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens, max_tokens_limit=ns.max_tokens_limit,
-        api_key=key, store=ns.store, retrieve_k=ns.k, rate_limit=ns.rate_limit,
-    )
+            check_store_apart(ns.store)
+        settings = ServeSettings(
+            model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
+            max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens,
+            max_tokens_limit=ns.max_tokens_limit, api_key=key, store=ns.store, retrieve_k=ns.k,
+            rate_limit=ns.rate_limit,
+        )
+        app = None if ns.ray else build_app(settings)
     if ns.ray:
         from .serving.ray_app import run_on_ray
 
         run_on_ray(settings, host=ns.host, port=ns.port, address=ns.ray_address, replicas=ns.replicas)
     else:
-        serve(settings, host=ns.host, port=ns.port, log_level=ns.log_level)
+        run(app, settings, host=ns.host, port=ns.port, log_level=ns.log_level)
     return 0
 
 
@@ -628,6 +632,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     parser = build_parser()
     ns, unknown = parser.parse_known_args(argv)
+    ns.own_process = argv is None
     if unknown:
         ns.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
@@ -656,6 +661,25 @@ def _setting_errors(exc: ValueError) -> str:
         return str(exc)
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" if e["loc"]
                      else e["msg"] for e in exc.errors())
+
+
+@contextlib.contextmanager
+def _startup(own_process: bool) -> Iterator[None]:
+    """Imports and the model's load with the cyclic collector off, and what they made frozen out of its way after:
+    they make millions of long-lived objects and next to no cycles, and the collector's passes over them cost about
+    a second of a cold ``ask`` (the imports, the load and the first answer's full pass). Only in the command's own
+    process: a caller's collector is theirs."""
+    import gc
+
+    if not own_process or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _skip_final_collection() -> None:

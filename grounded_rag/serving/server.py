@@ -19,5 +19,11 @@ def build_app(settings: ServeSettings | None = None, decoder: GroundedDecoder | 
     return create_app(LocalBackend(settings=settings, worker=worker), settings)
 
 
+def run(app: FastAPI, settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000,
+        log_level: str = "info") -> None:
+    """Serve ``app`` (from :func:`build_app` with the same ``settings``) with the settings' connection limits."""
+    uvicorn.run(app, host=host, port=port, log_level=log_level, **uvicorn_options(settings))
+
+
 def serve(settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
-    uvicorn.run(build_app(settings), host=host, port=port, log_level=log_level, **uvicorn_options(settings))
+    run(build_app(settings), settings, host=host, port=port, log_level=log_level)
