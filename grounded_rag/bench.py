@@ -335,6 +335,9 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
         "default_method": default,
         "default_prefill_ratio": round(med["default"][0] / med["standard"][0], 3),
         "default_decode_ratio": round(med["default"][1] / med["standard"][1], 3),
+        "default_decode_ratio_f_linear_only": round(med["default_f_linear"][1] / med["standard"][1], 3),
+        "small_row_layouts_transposed": sorted(f"{o}x{i}@{r}" for (o, i, r), t in
+                                               decoder.linear_layouts.transposed.items() if t),
         "fusion_ms_per_token": round(_fusion_ms(decoder, gd_prompts), 3),
         "relevance_filter_ms": round(relevance_ms, 1),
         "relevance_filter_over_standard_prefill": round(relevance_ms / med["standard"][0], 2),
@@ -408,7 +411,7 @@ def _method_medians(decoder: GroundedDecoder, docs: list[dict[str, str]], defaul
     texts = [t for d in docs for t in (d["text"], d.get("title")) if t]
 
     runs: dict[str, list[tuple[float, float]]] = {
-        k: [] for k in ("standard", "grounded", "grounded_paper", "default")}
+        k: [] for k in ("standard", "grounded", "grounded_paper", "default", "default_f_linear")}
     timed_decode(decoder, std_prompts, "standard", 4, [1.0])  # warm-up
     timed_decode(decoder, gd_prompts, "grounded", 4, [trust])
     timed_decode(decoder, default_prompts, default, 4, [trust], texts)
@@ -417,5 +420,10 @@ def _method_medians(decoder: GroundedDecoder, docs: list[dict[str, str]], defaul
         runs["grounded"].append(timed_decode(decoder, gd_prompts, "grounded", new_tokens, [trust]))
         runs["grounded_paper"].append(timed_decode(decoder, gd_paper_prompts, "grounded", new_tokens, [trust]))
         runs["default"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
+        decoder.linear_layouts.active = False  # the same with F.linear for every row count: what the layouts save
+        try:
+            runs["default_f_linear"].append(timed_decode(decoder, default_prompts, default, new_tokens, [trust], texts))
+        finally:
+            decoder.linear_layouts.active = True
     med = {k: (statistics.median(p for p, _ in v), statistics.median(d for _, d in v)) for k, v in runs.items()}
     return med, std_prompts, gd_prompts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -443,8 +444,11 @@ def cmd_serve(ns: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="grounded-rag", description="Grounded Decoding for RAG")
-    sub = parser.add_subparsers(dest="command", required=True)
+    # No abbreviated options: "--stor" is a typo to be told, not "--store" guessed (and a later option could make
+    # an abbreviation that works today ambiguous).
+    parser = argparse.ArgumentParser(prog="grounded-rag", description="Grounded Decoding for RAG", allow_abbrev=False)
+    sub = parser.add_subparsers(dest="command", required=True,
+                                parser_class=functools.partial(argparse.ArgumentParser, allow_abbrev=False))
 
     _ask_parser(sub)
 

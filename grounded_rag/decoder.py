@@ -36,6 +36,7 @@ from .prefill import common_prefix_length
 from .relevance import question_likelihoods, relevant
 from .screening import screen_documents
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
+from .speedups import small_row_linears
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
 from .types import Citation, Document, GenerationResult, Prompts, TraceStep, WithheldText
@@ -82,6 +83,7 @@ class GroundedDecoder:
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, name: str = "model") -> None:
         self.model = model
         self.tokenizer = tokenizer
+        self.linear_layouts = small_row_linears(model)  # on a CPU, the matmul layout each row count runs fastest
         self.name = name
         self.eos_ids = self._eos_ids()
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
