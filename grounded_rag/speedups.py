@@ -130,7 +130,8 @@ class SmallRowLayouts:
 
 def _small_row_forward(self: torch.nn.Linear, x: torch.Tensor) -> torch.Tensor:
     flat = x.reshape(-1, x.shape[-1])
-    if self._small_row_layouts.use_transposed(self.weight, self.bias, flat):
+    # a model moved to a GPU after loading keeps F.linear there (the timing is a CPU's)
+    if x.device.type == "cpu" and self._small_row_layouts.use_transposed(self.weight, self.bias, flat):
         return _transposed(self.weight, self.bias, flat).reshape(*x.shape[:-1], -1)
     return torch.nn.functional.linear(x, self.weight, self.bias)
 
