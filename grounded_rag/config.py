@@ -117,6 +117,12 @@ class DecodingConfig(BaseModel):
         "chat turns, control markup, orders in disguise (grounded_rag.screening); GenerationResult.withheld lists "
         "them. The caller's own passages (Document.trusted) are read as written",
     )
+    screen_classifier: bool = Field(
+        False,
+        description="with screen_instructions, also withhold the sentences a learned classifier takes for words to "
+        "the model (the packaged MiniLM's sentence embeddings under a small trained head: "
+        "grounded_rag.learned_screen), which the rules miss; False screens by the rules alone",
+    )
     attribute: bool = Field(
         True,
         description="cite, for every span of the answer, the passage and the span of it that supports it, and score "

@@ -30,6 +30,7 @@ from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .graphs import GraphPool, static_ok
 from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, question_fits, with_scores
+from .learned_screen import flagged
 from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
@@ -155,7 +156,8 @@ class GroundedDecoder:
         docs = checked_request(question, request["documents"])
         question_fits(self.tokenizer, self.context_window, question, config)
         scores = check_scores(docs, request.get("scores"), config.score_space)
-        docs, withheld = screen_documents(docs) if config.screen_instructions else (docs, [])
+        classifier = flagged if config.screen_classifier else None
+        docs, withheld = screen_documents(docs, classifier) if config.screen_instructions else (docs, [])
         return _Normalised(question, with_scores(docs, scores), scores,
                            retrieval_trust(scores, config.tau_r, config.gamma, config.b), withheld)
 

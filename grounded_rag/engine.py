@@ -233,8 +233,8 @@ def pick(method: Method, logits: torch.Tensor, taps: LayerTaps | None, rows: Row
 # settings that shape a request's prompt, length, trust or report, which no fuse rule or post-fusion step reads
 # (tests/unit/test_fuzz.py holds the rules to that)
 NOT_READ_BY_RULES = ("max_new_tokens", "stop", "seed", "template", "system_prompt", "answer_prefix", "extractive",
-                     "relevance_margin", "screen_instructions", "attribute", "support_threshold", "abstention_text",
-                     "quote_threshold", "insist_beta", "overflow", "score_space", "tau_r", "gamma", "b")
+                     "relevance_margin", "screen_instructions", "screen_classifier", "attribute", "support_threshold",
+                     "abstention_text", "quote_threshold", "insist_beta", "overflow", "score_space", "tau_r", "gamma", "b")
 
 
 class StepTail:

@@ -31,9 +31,9 @@ from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from .config import DEFAULT_MODEL, MODEL_ALIASES as ALIASES
+from .config import DEFAULT_MODEL
+from .config import MODEL_ALIASES as ALIASES
 from .errors import GroundedRAGWarning, ModelLoadError
-
 
 
 @dataclass(frozen=True)

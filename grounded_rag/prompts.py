@@ -14,7 +14,6 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-
 from .errors import InputError
 from .types import Document
 

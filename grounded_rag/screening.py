@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -206,9 +208,10 @@ def _comments(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def screen(text: str) -> tuple[str, list[Withheld]]:
+def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, list[Withheld]]:
     """``text`` without its sentences that address the model (the rest exactly as written), and what was
-    withheld. The kept text is stripped; it is empty where every sentence was withheld."""
+    withheld. The kept text is stripped; it is empty where every sentence was withheld. A sentence the rules keep
+    is withheld too if it is in ``learned`` (stripped; :mod:`grounded_rag.learned_screen` flagged it)."""
     kept: list[str] = []
     withheld: list[Withheld] = []
     pieces = [text[start:end] for start, end in sentences(text)]
@@ -223,6 +226,8 @@ def screen(text: str) -> tuple[str, list[Withheld]]:
         if piece.strip():
             opened = bool(_TURN_OPENER.match(plain)) or rule == "turn" and plain.endswith(":") and plain.count(":") == 1
         in_turn = (in_turn or rule == "turn") and "\n" not in piece
+        if rule is None and plain and piece.strip() in learned:
+            rule = "learned"
         if rule is None:
             kept.append(piece)
         else:
@@ -230,21 +235,37 @@ def screen(text: str) -> tuple[str, list[Withheld]]:
     return ("".join(kept).strip() if withheld else text), withheld
 
 
+Classifier = Callable[[Iterable[str]], AbstractSet[str]]  # sentences -> those to withhold
+
+
+def sentence_texts(docs: Iterable[Document]) -> Iterator[str]:
+    """Every sentence (stripped, with a letter) of the passages' texts and titles, as :func:`screen` splits them."""
+    for doc in docs:
+        for text in (doc.text, doc.title or ""):
+            for start, end in sentences(text):
+                piece = text[start:end].strip()
+                if piece and _LETTER.search(piece):
+                    yield piece
+
+
 WITHHELD = "[withheld]"  # the text of a passage every sentence of which addressed the model
 
 
-def screen_documents(docs: list[Document]) -> tuple[list[Document], list[WithheldText]]:
+def screen_documents(docs: list[Document], classifier: Classifier | None = None
+                     ) -> tuple[list[Document], list[WithheldText]]:
     """The passages with their sentences (and titles) that address the model withheld, and what was withheld.
-    The caller's own passages (:attr:`Document.trusted`) are read as written: their instructions are the user's."""
+    The caller's own passages (:attr:`Document.trusted`) are read as written: their instructions are the user's.
+    ``classifier`` (:func:`grounded_rag.learned_screen.flagged`) judges every sentence of the others in one call."""
     out: list[Document] = []
     withheld: list[WithheldText] = []
+    learned = classifier(list(sentence_texts(d for d in docs if not d.trusted))) if classifier else frozenset()
     for number, doc in enumerate(docs, start=1):
         if doc.trusted:
             out.append(doc)
             continue
-        text, pieces = screen(doc.text)
+        text, pieces = screen(doc.text, learned)
         withheld += [WithheldText(document=number, text=w.text, rule=w.rule) for w in pieces]
-        title, title_pieces = screen(doc.title) if doc.title else (doc.title, [])
+        title, title_pieces = screen(doc.title, learned) if doc.title else (doc.title, [])
         if title_pieces:
             withheld.append(WithheldText(document=number, field="title", text=doc.title or "",
                                          rule=title_pieces[0].rule))

@@ -23,6 +23,7 @@ import json
 import math
 import random
 import re
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,26 @@ def clean_halves(cookbook: Path, shared: Path, seed: int = 0) -> tuple[list[list
     for key in keys:
         halves[len(halves[0]) >= total // 2].extend(groups[key])
     return halves
+
+
+def repo_split(cookbook: Path, shared: Path) -> tuple[list[list[str]], list[list[str]]]:
+    """Clean passages to train on from the repository's own text only (the counterfactual set's passages and the
+    handbooks' paragraphs), and every sampled benchmark passage held out: a head that could ship with the package
+    and be retrained from it, checked on text of another kind."""
+    own = [pieces(d) for d in _distinct(cookbook / "counterfactuals.jsonl", None)]
+    for page in sorted(cookbook.glob("handbook*/*.md")):
+        own += [pieces({"text": p}) for p in page.read_text(encoding="utf-8").split("\n\n") if p.strip()]
+    held_out = [pieces(d) for n, k in CLEAN_FILES.items() for d in _distinct(shared / f"{n}.jsonl", k)]
+    return own, held_out
+
+
+def _distinct(path: Path, limit: int | None) -> list[dict[str, Any]]:
+    """The distinct passages of a file's first ``limit`` rows."""
+    seen: dict[str, dict[str, Any]] = {}
+    for row in _rows(path, limit):
+        for document in row["documents"]:
+            seen.setdefault(document["text"], document)
+    return list(seen.values())
 
 
 def fit_head(features: torch.Tensor, labels: torch.Tensor, c: float = 1.0, rounds: int = 20) -> torch.Tensor:
@@ -199,19 +220,21 @@ def _withheld_whole(rows: Sequence[dict[str, Any]], flagged: Callable[[str], boo
     return sum(not any(_spells(row, d) for d in row["documents"]) for row in screened_rows(rows, flagged))
 
 
-def run(probe: Probe, cookbook: Path, shared: Path) -> tuple[dict[str, Any], dict[float, float]]:
-    """Train on the older sets and half the clean passages; the report on the blind set, and the cuts."""
-    attacks, set_clean = attack_data(cookbook, OLDER_SETS)
-    train, held_out = clean_halves(cookbook, shared)
+def run(probe: Probe, cookbook: Path, shared: Path, train_sets: Sequence[str] = OLDER_SETS,
+        blind_set: str = BLIND_SET, own_text_only: bool = False) -> tuple[dict[str, Any], dict[float, float]]:
+    """Train on ``train_sets`` and half the clean passages (``own_text_only``: the repository's own, every benchmark
+    passage held out); the report on ``blind_set``, and the cuts."""
+    attacks, set_clean = attack_data(cookbook, train_sets)
+    train, held_out = (repo_split if own_text_only else clean_halves)(cookbook, shared)
     train = set_clean + train
     probe.fit(attacks, [s for passage in train for s in passage])
-    rows = _rows(cookbook / f"{BLIND_SET}.jsonl")
+    rows = _rows(cookbook / f"{blind_set}.jsonl")
     blind = [pieces(d) for row in rows for d in row["documents"] if _spells(row, d)]
     clean_scores = [probe.score(p) for p in held_out]
     blind_scores = [probe.score(p) for p in blind]
     cuts = {fpr: cut_at(clean_scores, fpr) for fpr in FPRS}
     true_in_attacks, odd_in_statements = swapped(rows)
-    report = {"attack_sentences": len(attacks), "clean_passages_trained": len(train),
+    report = {"attack_sets": list(train_sets), "blind_set": blind_set, "attack_sentences": len(attacks), "clean_passages_trained": len(train),
               "clean_passages_held_out": len(held_out), "auc": round(auc(blind_scores, clean_scores), 3),
               "flagged": _count(blind_scores, cuts),
               "rows_attack_withheld_whole": {f"{fpr:g}": _withheld_whole(rows, probe.above(cut))
@@ -221,12 +244,34 @@ def run(probe: Probe, cookbook: Path, shared: Path) -> tuple[dict[str, Any], dic
     return report, cuts
 
 
+def write_head(path: Path, probe: Probe, cut: float, fpr: float, report: dict[str, Any],
+               argv: Sequence[str] | None) -> None:
+    """The trained head, its cut and what it was trained on, as :func:`grounded_rag.learned_screen.load_head` reads
+    it (the command that wrote it is kept in the file)."""
+    from ..retrieval import EMBEDDING_DISTRIBUTION
+
+    assert probe.head is not None
+    args = " ".join(sys.argv[1:] if argv is None else argv)
+    head = {"encoder": EMBEDDING_DISTRIBUTION, "weights": [round(float(w), 10) for w in probe.head[:-1]],
+            "bias": round(float(probe.head[-1]), 10), "cut": round(cut, 10), "clean_fpr": fpr,
+            "trained_on": {k: report[k] for k in ("attack_sets", "attack_sentences", "clean_passages_trained")},
+            "command": f"python -m grounded_rag.evaluation.encoder_probe {args}"}
+    path.write_text(json.dumps(head) + "\n", encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the report; with ``--write-screened``, write the blind set screened at ``--fpr``'s cut."""
     parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.encoder_probe", description=__doc__)
     parser.add_argument("--cookbook", default="cookbook/data", help="folder of the injection and counterfactual sets")
     parser.add_argument("--shared", default="../shared/data", help="folder of the benchmark files")
+    parser.add_argument("--train-sets", default=",".join(OLDER_SETS),
+                        help="the injection sets (names in --cookbook) whose attacks the head learns")
+    parser.add_argument("--blind-set", default=BLIND_SET, help="the injection set it is tested on, blind")
+    parser.add_argument("--own-text-only", action="store_true",
+                        help="train on the repository's clean text only; hold out every benchmark passage")
     parser.add_argument("--write-screened", default=None, help="write the blind set, flagged sentences withheld")
+    parser.add_argument("--write-head", default=None,
+                        help="write the head and its cut at --fpr as grounded_rag.learned_screen reads it")
     parser.add_argument("--fpr", type=float, default=0.01, choices=FPRS, help="the cut for --write-screened")
     ns = parser.parse_args(argv)
     missing = [n for n in CLEAN_FILES if not (Path(ns.shared) / f"{n}.jsonl").exists()]
@@ -235,10 +280,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     from ..retrieval import embed
 
     probe = Probe(embed)
-    report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared))
+    report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared), ns.train_sets.split(","), ns.blind_set,
+                       ns.own_text_only)
     print(json.dumps(report), flush=True)
+    if ns.write_head:
+        write_head(Path(ns.write_head), probe, cuts[ns.fpr], ns.fpr, report, argv)
     if ns.write_screened:
-        rows = screened_rows(_rows(Path(ns.cookbook) / f"{BLIND_SET}.jsonl"), probe.above(cuts[ns.fpr]))
+        rows = screened_rows(_rows(Path(ns.cookbook) / f"{ns.blind_set}.jsonl"), probe.above(cuts[ns.fpr]))
         Path(ns.write_screened).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 

@@ -1,0 +1,68 @@
+"""The learned half of screening: a sentence encoder's judgement of whether a sentence speaks to the model.
+
+The rules of :mod:`grounded_rag.screening` catch the attack wordings they were written from and few of those written
+after them (docs/security.md). An instruction has a register more than a vocabulary — it addresses a reader, names
+the task, asks for an answer — and the packaged MiniLM's sentence embeddings carry that register: a logistic head
+over them, trained on the attack sentences of the project's injection sets against clean passages, tells most
+attacks written blind from clean text. It runs after the rules, on the sentences they kept, and withholds those it
+scores above its cut (rule ``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by
+``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive
+rate); the encoder is the packaged one the store already uses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from .errors import ModelLoadError
+
+HEAD_PATH = Path(__file__).with_name("data") / "instruction_head.json"
+BATCH = 64  # sentences per encoder call: bounds the padding a long sentence costs the short ones beside it
+
+
+@dataclass(frozen=True)
+class Head:
+    """A logistic head over unit-length MiniLM sentence embeddings, and the log-odds above which it flags."""
+
+    weights: torch.Tensor
+    bias: float
+    cut: float
+
+    def scores(self, vectors: torch.Tensor) -> torch.Tensor:
+        """Each embedding's log-odds of being an instruction to the model."""
+        return vectors.double() @ self.weights + self.bias
+
+
+@lru_cache(maxsize=1)
+def load_head(path: Path = HEAD_PATH) -> Head:
+    """The shipped head, read once per process."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        weights = torch.tensor(data["weights"], dtype=torch.float64)
+        head = Head(weights, float(data["bias"]), float(data["cut"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelLoadError(f"the screening head at {path} cannot be read ({exc}); reinstall grounded-rag, or turn "
+                             "the learned screen off (DecodingConfig.screen_classifier=False)") from exc
+    if weights.ndim != 1 or not torch.isfinite(weights).all():
+        raise ModelLoadError(f"the screening head at {path} is damaged; reinstall grounded-rag")
+    return head
+
+
+def flagged(sentences: Iterable[str]) -> set[str]:
+    """The sentences (stripped, with letters) the head scores above its cut."""
+    from .retrieval import embed_queries
+
+    texts = sorted({s for s in sentences if s})
+    head = load_head()
+    out: set[str] = set()
+    for start in range(0, len(texts), BATCH):
+        batch = texts[start:start + BATCH]
+        scores = head.scores(torch.tensor(embed_queries(batch)))
+        out.update(t for t, s in zip(batch, scores.tolist()) if s > head.cut)
+    return out
