@@ -120,8 +120,9 @@ class DecodingConfig(BaseModel):
     screen_classifier: bool = Field(
         False,
         description="with screen_instructions, also withhold the sentences a learned classifier takes for words to "
-        "the model (the packaged MiniLM's sentence embeddings under a small trained head: "
-        "grounded_rag.learned_screen), which the rules miss; False screens by the rules alone",
+        "the model, which the rules miss (the packaged MiniLM's sentence embeddings under a small trained head: "
+        "grounded_rag.learned_screen); off by default, as it has not yet lowered how often blind attacks hijack "
+        "the answer (docs/security.md)",
     )
     attribute: bool = Field(
         True,
@@ -241,6 +242,14 @@ class DecodingConfig(BaseModel):
     def _rho_not_nan(cls, value: float) -> float:
         if value != value:
             raise ValueError("rho_max is NaN; use a number >= 0 (float('inf') follows the reference stream)")
+        return value
+
+    @field_validator("screen_classifier")
+    @classmethod
+    def _classifier_screens(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and info.data.get("screen_instructions") is False:
+            raise ValueError("screen_classifier=True screens passages, which screen_instructions=False turns off; "
+                             "keep screening on, or leave the classifier off")
         return value
 
     @field_validator("stop")

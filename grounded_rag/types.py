@@ -96,7 +96,8 @@ class WithheldText(BaseModel):
     document: int = Field(description="the passage's 1-based number in the caller's list (its 'Doc k')")
     field: Literal["text", "title"] = "text"
     text: str = Field(description="the withheld sentence as the passage wrote it")
-    rule: str = Field(description="what it was taken for: markup, turn, reader, order, answer or foreign")
+    rule: str = Field(description="what it was taken for: markup, turn, reader, order, answer, foreign, disguise, "
+                      "or learned (the classifier of grounded_rag.learned_screen)")
 
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."

@@ -63,7 +63,8 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # Method suffixes: ``cad+extractive`` is CAD with extractive answers (answers copy a span of a document);
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
 # default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
-# grounded_rag.screening, with its learned classifier); ``+rules`` does it by the rules alone (screen_classifier off). Without them every method reads every passage as written, as the published methods do.
+# grounded_rag.screening) by its rules, as the product does by default; ``+learned`` adds the learned classifier
+# (DecodingConfig.screen_classifier, grounded_rag.learned_screen). Without them every method reads every passage as written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
 # decodes with the product's abstention and its quote of a passage where the answer is withheld
@@ -74,7 +75,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 EXTRACTIVE = "+extractive"
 RELEVANT = "+relevant"
 SCREENED = "+screened"
-RULES = "+rules"
+LEARNED = "+learned"
 PROMPTED = "+prompted"
 QUOTED = "+quoted"
 INSISTED = "+insisted"
@@ -96,7 +97,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
     SCREENED: {"screen_instructions": True},
-    RULES: {"screen_instructions": True, "screen_classifier": False},
+    LEARNED: {"screen_instructions": True, "screen_classifier": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
     INSISTED: {"support_threshold": SUPPORT_THRESHOLD, "insist_beta": INSIST_BETA},
@@ -127,7 +128,8 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
                          f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
-                         f"{SCREENED!r} (sentences addressed to the model withheld; {RULES!r}: by the rules alone), "
+                         f"{SCREENED!r} (sentences addressed to the model withheld; {LEARNED!r}: also those the learned "
+                         f"classifier flags), "
                          f"{PROMPTED!r} (citations and "
                          f"abstention asked for in the instruction), {QUOTED!r} (a passage quoted where the answer "
                          f"is withheld), {INSISTED!r} (a withheld answer decoded again taking the passages at their "

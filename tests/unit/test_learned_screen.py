@@ -8,7 +8,8 @@ import json
 import pytest
 import torch
 
-from grounded_rag.errors import ModelLoadError
+from grounded_rag.config import DecodingConfig
+from grounded_rag.errors import ConfigError, ModelLoadError
 from grounded_rag.learned_screen import HEAD_PATH, flagged, load_head
 from grounded_rag.retrieval import embed, embed_queries
 from grounded_rag.screening import addresses_model, screen_documents
@@ -76,3 +77,9 @@ def test_a_damaged_head_names_the_fix(tmp_path):
     bad.write_text("not json", encoding="utf-8")
     with pytest.raises(ModelLoadError, match="screen_classifier=False"):
         load_head.__wrapped__(bad)
+
+
+def test_the_classifier_without_screening_is_refused():
+    with pytest.raises(ConfigError, match="screen_instructions=False turns off"):
+        DecodingConfig(screen_instructions=False, screen_classifier=True)
+    assert DecodingConfig().screen_classifier is False  # opt-in: docs/security.md says why
