@@ -83,3 +83,16 @@ def test_the_classifier_without_screening_is_refused():
     with pytest.raises(ConfigError, match="screen_instructions=False turns off"):
         DecodingConfig(screen_instructions=False, screen_classifier=True)
     assert DecodingConfig().screen_classifier is False  # opt-in: docs/security.md says why
+
+
+def test_the_screening_report_counts_what_the_classifier_withholds_and_where(tmp_path):
+    from grounded_rag.evaluation.screening_report import report
+
+    rows = [{"id": "a", "question": "q", "answers": ["Holm"], "documents": [{"text": STATEMENTS[0]}]},
+            {"id": "b", "question": "q", "answers": ["Colbourne"],
+             "documents": [{"text": f"{STATEMENTS[1]} {MISSED_BY_RULES[0]}", "title": "Bridge"}]}]
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert report(path)["rows_touched"] == []
+    learned = report(path, learned=True)
+    assert learned["rows_touched"] == ["b"] and learned["by_rule"] == {"learned": 1}
