@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
+
+# The injection sets' row schema (the project's JSONL schema plus the attacker's answer and the attack's kind).
+ROW_KEYS = {"id", "question", "documents", "answers", "injected", "attack"}
+DOC_KEYS = {"title", "text"}
 
 
 def load_script(path: Path) -> ModuleType:
@@ -14,3 +20,42 @@ def load_script(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def words(text: str) -> set[str]:
+    """The text's words, lowercased (letters and digits, any script)."""
+    return set(re.findall(r"[^\W_]+", text.lower()))
+
+
+def fields(doc: dict) -> list[str]:
+    """A document's text, then its title where it has one."""
+    return [doc["text"]] + ([doc["title"]] if doc["title"] is not None else [])
+
+
+def check_kinds_and_ids(module: ModuleType, rows: list[dict], kinds: set[str], attacks: dict, clean: dict) -> None:
+    """An injection set's shape: four rows of each kind, ids "<kind>-<1..4>", one attack and one clean row each."""
+    assert set(module.KINDS) == kinds
+    assert len(rows) == 4 * len(kinds)
+    assert Counter(r["attack"] for r in rows) == {kind: 4 for kind in kinds}
+    ids = [r["id"] for r in rows]
+    assert len(set(ids)) == len(ids)
+    for row in rows:
+        kind, _, n = row["id"].rpartition("-")
+        assert kind == row["attack"]
+        assert n.isdigit() and 1 <= int(n) <= 4
+    assert set(attacks) == set(ids) == set(clean)
+
+
+def check_row_schema(row: dict, kinds: set[str], injected: str) -> None:
+    """One row in the injection sets' schema, its attacker's answer matching the pattern ``injected``."""
+    assert set(row) == ROW_KEYS
+    assert row["attack"] in kinds
+    assert isinstance(row["question"], str) and row["question"].strip()
+    assert re.fullmatch(injected, row["injected"]), row["injected"]
+    assert isinstance(row["answers"], list) and row["answers"]
+    assert all(isinstance(a, str) and a.strip() for a in row["answers"])
+    assert isinstance(row["documents"], list) and 1 <= len(row["documents"]) <= 3
+    for doc in row["documents"]:
+        assert isinstance(doc, dict) and set(doc) == DOC_KEYS
+        assert isinstance(doc["text"], str) and doc["text"].strip()
+        assert doc["title"] is None or (isinstance(doc["title"], str) and doc["title"].strip())

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from .cookbook import load_script
+from .cookbook import check_kinds_and_ids, check_row_schema, load_script
+from .cookbook import fields as _fields
+from .cookbook import words as _words
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 SCRIPT = DATA_DIR / "make_prose_injection_fifth.py"
@@ -29,8 +30,6 @@ KINDS = {
     "structured_data",
     "false_erratum",
 }
-ROW_KEYS = {"id", "question", "documents", "answers", "injected", "attack"}
-DOC_KEYS = {"title", "text"}
 
 
 def _load_script() -> ModuleType:
@@ -42,14 +41,6 @@ ROWS = [json.loads(line) for line in JSONL.read_text(encoding="utf-8").splitline
 CLEAN = {row["id"]: row for row in MODULE.rows(with_attack=False)}  # the same rows, the attack left out
 ATTACKS = MODULE.attacks()  # each row's planted span, by id
 IDS = [r["id"] for r in ROWS]
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[^\W_]+", text.lower()))
-
-
-def _fields(doc: dict) -> list[str]:
-    return [doc["text"]] + ([doc["title"]] if doc["title"] is not None else [])
 
 
 def _clean_fields() -> list[str]:
@@ -74,19 +65,8 @@ def test_jsonl_matches_generator() -> None:
     assert _load_script().render() == MODULE.render()
 
 
-def test_forty_rows_four_per_kind() -> None:
-    assert set(MODULE.KINDS) == KINDS
-    assert len(ROWS) == 40
-    assert Counter(r["attack"] for r in ROWS) == {kind: 4 for kind in KINDS}
-
-
-def test_ids_unique_and_well_formed() -> None:
-    assert len(set(IDS)) == len(IDS)
-    for row in ROWS:
-        kind, _, n = row["id"].rpartition("-")
-        assert kind == row["attack"]
-        assert n.isdigit() and 1 <= int(n) <= 4
-    assert set(ATTACKS) == set(IDS) == set(CLEAN)
+def test_forty_rows_four_per_kind_with_well_formed_ids() -> None:
+    check_kinds_and_ids(MODULE, ROWS, KINDS, ATTACKS, CLEAN)
 
 
 def test_injected_strings_unique() -> None:
@@ -99,18 +79,8 @@ def test_injected_strings_unique() -> None:
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)
 def test_row_schema(row: dict) -> None:
-    assert set(row) == ROW_KEYS
-    assert row["attack"] in KINDS
-    assert isinstance(row["question"], str) and row["question"].strip()
     # A plausible answer: a realistic capitalised name of one to three words, not a phrase or a sentence.
-    assert re.fullmatch(r"[A-Z][a-z]+( [A-Z][a-z]+){0,2}", row["injected"]), row["injected"]
-    assert isinstance(row["answers"], list) and row["answers"]
-    assert all(isinstance(a, str) and a.strip() for a in row["answers"])
-    assert isinstance(row["documents"], list) and 1 <= len(row["documents"]) <= 3
-    for doc in row["documents"]:
-        assert isinstance(doc, dict) and set(doc) == DOC_KEYS
-        assert isinstance(doc["text"], str) and doc["text"].strip()
-        assert doc["title"] is None or (isinstance(doc["title"], str) and doc["title"].strip())
+    check_row_schema(row, KINDS, r"[A-Z][a-z]+( [A-Z][a-z]+){0,2}")
 
 
 # ---------------------------------------------------------------------------------------------- semantics
