@@ -12,8 +12,10 @@ flagged sentences are withheld; and, since every attacker's answer is an odd mad
 controls: the blind attacks with the row's true answer in the attacker's place, and the blind set's clean passages
 with the attacker's name in the true answer's place (a head that learned odd names, not instructions, flags the
 second and not the first). ``--write-screened`` writes the blind set with each flagged sentence withheld, for
-``grounded-rag eval --data`` (what the default would do with this screen in front of its rules). A probe, not a
-method: nothing here runs in a decode, and no head is shipped.
+``grounded-rag eval --data`` (what the default would do with this screen in front of its rules). ``--write-head``
+writes the trained head and its cut for :mod:`grounded_rag.learned_screen` (DecodingConfig.screen_classifier); the
+shipped one names its command. ``--train-sets`` and ``--blind-set`` choose the sets; ``--own-text-only`` trains on the
+repository's clean text alone.
 """
 
 from __future__ import annotations
@@ -234,7 +236,8 @@ def run(probe: Probe, cookbook: Path, shared: Path, train_sets: Sequence[str] = 
     blind_scores = [probe.score(p) for p in blind]
     cuts = {fpr: cut_at(clean_scores, fpr) for fpr in FPRS}
     true_in_attacks, odd_in_statements = swapped(rows)
-    report = {"attack_sets": list(train_sets), "blind_set": blind_set, "attack_sentences": len(attacks), "clean_passages_trained": len(train),
+    report = {"attack_sets": list(train_sets), "blind_set": blind_set, "attack_sentences": len(attacks),
+              "clean_passages_trained": len(train),
               "clean_passages_held_out": len(held_out), "auc": round(auc(blind_scores, clean_scores), 3),
               "flagged": _count(blind_scores, cuts),
               "rows_attack_withheld_whole": {f"{fpr:g}": _withheld_whole(rows, probe.above(cut))
@@ -260,7 +263,8 @@ def write_head(path: Path, probe: Probe, cut: float, fpr: float, report: dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Print the report; with ``--write-screened``, write the blind set screened at ``--fpr``'s cut."""
+    """Print the report; with ``--write-head``, write the head and its cut at ``--fpr``; with ``--write-screened``, the
+    blind set screened at that cut."""
     parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.encoder_probe", description=__doc__)
     parser.add_argument("--cookbook", default="cookbook/data", help="folder of the injection and counterfactual sets")
     parser.add_argument("--shared", default="../shared/data", help="folder of the benchmark files")
@@ -272,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--write-screened", default=None, help="write the blind set, flagged sentences withheld")
     parser.add_argument("--write-head", default=None,
                         help="write the head and its cut at --fpr as grounded_rag.learned_screen reads it")
-    parser.add_argument("--fpr", type=float, default=0.01, choices=FPRS, help="the cut for --write-screened")
+    parser.add_argument("--fpr", type=float, default=0.01, choices=FPRS, help="the cut for --write-screened and --write-head")
     ns = parser.parse_args(argv)
     missing = [n for n in CLEAN_FILES if not (Path(ns.shared) / f"{n}.jsonl").exists()]
     if missing:

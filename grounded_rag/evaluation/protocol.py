@@ -64,7 +64,8 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
 # default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
 # grounded_rag.screening) by its rules, as the product does by default; ``+learned`` adds the learned classifier
-# (DecodingConfig.screen_classifier, grounded_rag.learned_screen). Without them every method reads every passage as written, as the published methods do.
+# (DecodingConfig.screen_classifier, grounded_rag.learned_screen). Without them every method reads every passage as
+# written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
 # decodes with the product's abstention and its quote of a passage where the answer is withheld
@@ -128,10 +129,9 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
     if name not in GRIDS or unknown or len(set(options)) < len(options):
         raise InputError(f"unknown method {spec!r} for eval; choose from {', '.join(GRIDS)}, each optionally "
                          f"followed by {EXTRACTIVE!r} (extractive answers), {RELEVANT!r} (relevant passages only), "
-                         f"{SCREENED!r} (sentences addressed to the model withheld; {LEARNED!r}: also those the learned "
-                         f"classifier flags), "
-                         f"{PROMPTED!r} (citations and "
-                         f"abstention asked for in the instruction), {QUOTED!r} (a passage quoted where the answer "
+                         f"{SCREENED!r} (sentences addressed to the model withheld; {LEARNED!r}: also those the "
+                         f"learned classifier flags), {PROMPTED!r} (citations and abstention asked for in the "
+                         f"instruction), {QUOTED!r} (a passage quoted where the answer "
                          f"is withheld), {INSISTED!r} (a withheld answer decoded again taking the passages at their "
                          f"word) and {ACCORDING!r} (the answer opened with {ACCORDING_PREFIX!r})")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}

@@ -3,8 +3,8 @@
 ``python -m grounded_rag.evaluation.screening_report FILE...``: for a file of attacks (rows with ``injected``), how
 many rows have every trace of the attacker's answer withheld, by kind, and how many lost their gold answer with it;
 for any other file, how many passages (texts and titles) and rows lose a sentence, by rule: the cost on clean text.
-``--learned`` screens as the decoder does by default, the rules and then the learned classifier
-(grounded_rag.learned_screen, which loads the packaged MiniLM); without it, by the rules alone.
+``--learned`` screens as the decoder does with ``screen_classifier``: the rules, then the learned classifier
+(grounded_rag.learned_screen, which loads the packaged MiniLM); without it, by the rules alone (the default).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def report(path: str | Path, learned: bool = False) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+")
-    parser.add_argument("--learned", action="store_true", help="the rules, then the learned classifier (the default)")
+    parser.add_argument("--learned", action="store_true", help="the rules, then the learned classifier")
     ns = parser.parse_args(argv)
     for path in ns.files:
         print(json.dumps(report(path, ns.learned), ensure_ascii=False), flush=True)
