@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -59,3 +60,34 @@ def check_row_schema(row: dict, kinds: set[str], injected: str) -> None:
         assert isinstance(doc, dict) and set(doc) == DOC_KEYS
         assert isinstance(doc["text"], str) and doc["text"].strip()
         assert doc["title"] is None or (isinstance(doc["title"], str) and doc["title"].strip())
+
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
+
+
+class InjectionSet:
+    """An injection set's generator, its rows as written, the same rows rendered without the attack, and each row's
+    planted span: what the model-free tests of a set read."""
+
+    def __init__(self, name: str) -> None:
+        self.script = DATA_DIR / f"make_{name}.py"
+        self.jsonl = DATA_DIR / f"{name}.jsonl"
+        self.module = load_script(self.script)
+        self.rows = [json.loads(line) for line in self.jsonl.read_text(encoding="utf-8").splitlines()]
+        self.clean = {row["id"]: row for row in self.module.rows(with_attack=False)}  # the attack left out
+        self.attacks = self.module.attacks()  # each row's planted span, by id
+        self.ids = [r["id"] for r in self.rows]
+
+    def kind_rows(self, kind: str) -> list[dict]:
+        return [r for r in self.rows if r["attack"] == kind]
+
+    def attacks_of(self, kind: str) -> list[str]:
+        return [self.attacks[r["id"]] for r in self.kind_rows(kind)]
+
+    def carrier(self, row: dict) -> dict:
+        """The one document whose text or title holds the row's planted span."""
+        (doc,) = [d for d in row["documents"] if any(self.attacks[row["id"]] in f for f in fields(d))]
+        return doc
+
+    def clean_fields(self) -> list[str]:
+        return [f for row in self.clean.values() for doc in row["documents"] for f in fields(doc)]
