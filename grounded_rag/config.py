@@ -114,8 +114,9 @@ class DecodingConfig(BaseModel):
     screen_instructions: bool = Field(
         True,
         description="withhold the sentences of retrieved passages (and titles) that address the model: instructions, "
-        "chat turns, control markup, orders in disguise (grounded_rag.screening); GenerationResult.withheld lists "
-        "them. The caller's own passages (Document.trusted) are read as written",
+        "chat turns, control markup, orders in disguise (grounded_rag.screening), with the rest of each one's "
+        "paragraph; GenerationResult.withheld lists them. The caller's own passages (Document.trusted) are read as "
+        "written",
     )
     screen_classifier: bool = Field(
         False,

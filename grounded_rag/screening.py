@@ -7,14 +7,16 @@ followed just as well without the question, and so is a statement about the ques
 "you must"), the task (the answer, the question, the documents), a chat turn ("Assistant:"), or a model's
 control markup, and it is often disguised (letters of another script drawn like Latin ones, invisible characters).
 
-:func:`screen` withholds the sentences of a passage (and a title) that do, before any stream reads them; the
-decoder does it for every passage the caller did not declare its own (:attr:`Document.trusted`) and lists what it
-withheld in the result. It is a small rule set over the text's skeleton (NFKC, invisible characters removed,
-look-alike letters mapped back to Latin), written against the attack kinds of ``cookbook/data/prose_injection.jsonl``
-and widened with those of ``prose_injection_unseen.jsonl`` and ``prose_injection_blind.jsonl`` after each was measured
-blind; ``prose_injection_fresh.jsonl``, written after the last change without sight of it, shows how far it
-generalises (docs/security.md: not far enough to rely on). A FAQ's "Q:"/"A:" lines and a document that names a
-setting are content, not turns. ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
+:func:`screen` withholds the sentences of a passage (and a title) that do, with the rest of their paragraph
+(whoever wrote the instruction wrote the text around it, and the answer it pushes often stands in a sentence of
+its own), before any stream reads them; the decoder does it for every passage the caller did not declare its own
+(:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's skeleton (NFKC,
+small capitals and tag characters read as letters, invisible characters removed, look-alike letters mapped back to
+Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later sets was
+measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``); ``prose_injection_fresh.jsonl`` and
+``prose_injection_seventh.jsonl`` were never used to change it, so they show how far it generalises
+(docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
+``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
 
 from __future__ import annotations

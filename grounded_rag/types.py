@@ -97,7 +97,8 @@ class WithheldText(BaseModel):
     field: Literal["text", "title"] = "text"
     text: str = Field(description="the withheld sentence as the passage wrote it")
     rule: str = Field(description="what it was taken for: markup, turn, reader, order, answer, foreign, disguise, "
-                      "or learned (the classifier of grounded_rag.learned_screen)")
+                      "learned (the classifier of grounded_rag.learned_screen), or paragraph (it shares a paragraph "
+                      "with one of those)")
 
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."

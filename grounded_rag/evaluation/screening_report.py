@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
@@ -79,6 +80,10 @@ def clean_report(rows: Sequence[dict[str, Any]], screen: Screen = screen) -> dic
 def report(path: str | Path, learned: bool = False) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
+    bad = next((i for i, row in enumerate(rows, 1) if not isinstance(row.get("documents"), list)), None)
+    if bad is not None:
+        raise ValueError(f"{path}: row {bad} has no 'documents' list; this report reads eval data files "
+                         "(question, answers, documents), as grounded-rag eval does")
     attacks = bool(rows) and all(row.get("injected") for row in rows)
     reader = screener(rows, learned)
     return {"file": str(path), **(attack_report(rows, reader) if attacks else clean_report(rows, reader))}
@@ -90,7 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--learned", action="store_true", help="the rules, then the learned classifier")
     ns = parser.parse_args(argv)
     for path in ns.files:
-        print(json.dumps(report(path, ns.learned), ensure_ascii=False), flush=True)
+        try:
+            print(json.dumps(report(path, ns.learned), ensure_ascii=False), flush=True)
+        except (OSError, ValueError) as exc:  # json's decode error is a ValueError
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 

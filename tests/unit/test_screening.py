@@ -197,3 +197,15 @@ def test_a_request_sized_hostile_text_is_screened_whole():
     assert kept == "." and len(withheld) == 27_999  # the last full stop follows the last token: nothing to forge
     kept, withheld = screen(FACT + "\n\n" + " <!-- a. b. -->" * 14_000)
     assert kept == FACT and {w.rule for w in withheld} == {"markup"}
+
+
+def test_the_report_names_a_file_that_is_not_eval_data(capsys):
+    from pathlib import Path
+
+    from grounded_rag.evaluation.screening_report import main
+
+    questions = Path(__file__).parents[2] / "cookbook" / "data" / "handbook_questions.jsonl"  # no passages
+    assert main([str(questions)]) == 2
+    err = capsys.readouterr().err
+    assert "row 1 has no 'documents' list" in err and "Traceback" not in err
+    assert main([str(questions.with_name("no_such_file.jsonl"))]) == 2
