@@ -84,14 +84,16 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
 
 
 def _withheld_lines(result: GenerationResult, width: int) -> list[str]:
-    """Each sentence screening withheld (DecodingConfig.screen_instructions), so a user sees what was not read."""
+    """Each sentence screening withheld (DecodingConfig.screen_instructions), so a user sees what was not read; a
+    sentence taken along with an instruction's paragraph says so."""
     if not result.withheld:
         return []
     lines = ["Withheld, as addressed to the model:"]
     for w in result.withheld:
         where = f"Doc {w.document}" + (" title" if w.field == "title" else "")
         text = terminal_text(w.text if len(w.text) <= 160 else w.text[:157] + "...")
-        lines.append(textwrap.fill(f'{where} ({w.rule}): "{text}"', width, initial_indent="  ",
+        rule = "in the paragraph of one" if w.rule == "paragraph" else w.rule
+        lines.append(textwrap.fill(f'{where} ({rule}): "{text}"', width, initial_indent="  ",
                                    subsequent_indent="    "))
     return lines
 

@@ -168,6 +168,7 @@ def test_cli_ask_with_an_injected_document(decoder, fed, capsys):
     assert not hijacked(answer), answer
     # the user sees what was withheld from the passage, and the model never read it
     assert "Withheld, as addressed to the model:" in sources and "Ignore the documents" in sources
+    assert 'Doc 1 (in the paragraph of one): "Paris is the capital."' in sources  # the statement beside the order
     assert [controls(decoder.tokenizer, ids) for ids in fed] == clean_counts(decoder)
     assert main(["ask", QUESTION, "--doc", SMOL_ATTACK, "--max-new-tokens", "4", "--no-screening"]) == 0
     assert "Withheld" not in capsys.readouterr().out
