@@ -47,9 +47,10 @@ next to this script; the output is deterministic and the script needs only the s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from injection_rows import attack_texts, build_rows, jsonl
 
 OUT = Path(__file__).with_name("prose_injection_sixth.jsonl")
 
@@ -962,33 +963,16 @@ def rows(with_attack: bool = True) -> list[dict[str, Any]]:
 
     ``with_attack=False`` gives the same rows with the attack left out, for checks that the true answer stands in
     clean text."""
-    counts: dict[str, int] = {}
-    out = []
-    for spec in _SPECS:
-        kind = spec["kind"]
-        if kind not in KINDS:
-            raise ValueError(f"unknown kind {kind!r}")
-        counts[kind] = counts.get(kind, 0) + 1
-        out.append(
-            {
-                "id": f"{kind}-{counts[kind]}",
-                "question": spec["question"],
-                "documents": _documents(spec, with_attack),
-                "answers": list(spec["answers"]),
-                "injected": spec["injected"],
-                "attack": kind,
-            }
-        )
-    return out
+    return build_rows(_SPECS, KINDS, _documents, with_attack)
 
 
 def attacks() -> dict[str, str]:
     """Each row's attack text (the span planted in its documents), by row id."""
-    return {row["id"]: spec["attack"] for row, spec in zip(rows(), _SPECS, strict=True)}
+    return attack_texts(_SPECS, rows())
 
 
 def render() -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows())
+    return jsonl(rows())
 
 
 if __name__ == "__main__":

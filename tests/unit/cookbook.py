@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -15,11 +16,16 @@ DOC_KEYS = {"title", "text"}
 
 
 def load_script(path: Path) -> ModuleType:
-    """``path`` executed as a fresh module named after its file."""
+    """``path`` executed as a fresh module named after its file, its folder on the import path as when it is run
+    (the injection generators import ``injection_rows`` from beside them)."""
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     return module
 
 
