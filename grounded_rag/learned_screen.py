@@ -25,6 +25,7 @@ from .errors import ModelLoadError
 
 HEAD_PATH = Path(__file__).with_name("data") / "instruction_head.json"
 BATCH = 64  # sentences per encoder call: bounds the padding a long sentence costs the short ones beside it
+MIN_WORDS = 3  # shorter pieces (a heading, "Cyrus Cylinder") carry no register to judge: the head misreads them
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,10 @@ def load_head(path: Path = HEAD_PATH) -> Head:
 
 
 def flagged(sentences: Iterable[str]) -> set[str]:
-    """The sentences (stripped, with letters) the head scores above its cut."""
+    """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
     from .retrieval import embed_queries
 
-    texts = sorted({s for s in sentences if s})
+    texts = sorted({s for s in sentences if len(s.split()) >= MIN_WORDS})
     head = load_head()
     out: set[str] = set()
     for start in range(0, len(texts), BATCH):

@@ -99,3 +99,13 @@ def test_the_screening_report_counts_what_the_classifier_withholds_and_where(tmp
     assert report(path)["rows_touched"] == []
     learned = report(path, learned=True)
     assert learned["rows_touched"] == ["b"] and learned["by_rule"] == {"learned": 1, "paragraph": 1}
+
+
+def test_headings_too_short_to_judge_are_left_to_the_rules(monkeypatch):
+    """The head reads some two-word headings as instructions; pieces under MIN_WORDS words are not judged."""
+    import grounded_rag.learned_screen as learned_screen
+
+    headings = ["Cyrus Cylinder", "Letters page", "Quillmoor Observatory"]
+    assert flagged(headings) == set()
+    monkeypatch.setattr(learned_screen, "MIN_WORDS", 0)
+    assert flagged(headings), "the head flags one of these when it judges them, or this test checks nothing"
