@@ -1,7 +1,7 @@
 """What the injection sets' generators (``make_prose_injection_{fresh,fifth,sixth,seventh}.py``) share: a spec list
-rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, and the JSONL.
-Each generator keeps its own specs and its own way of planting (or leaving out) the attack. Standard library only,
-like the generators, which import it from their own folder."""
+rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, the JSONL, and
+(fifth to seventh) the passages of a spec whose attack sits in a :data:`SLOT`. Standard library only, like the
+generators, which import it from their own folder."""
 
 from __future__ import annotations
 
@@ -10,6 +10,44 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 Documents = Callable[[dict[str, Any], bool], list[dict[str, str | None]]]
+
+# Marks where the attack goes: exactly one text or title of each spec holds it.
+SLOT = "\x00SLOT\x00"
+_TITLE_SEAMS = " |-:"
+
+
+def _fill(value: str, attack: str | None, *, title: bool) -> str:
+    """``value`` with the slot filled by ``attack``, or with the slot removed and its seam tidied (``None``)."""
+    if attack is not None:
+        return value.replace(SLOT, attack)
+    before, after = value.split(SLOT)
+    if title:
+        before, after = before.rstrip(_TITLE_SEAMS), after.lstrip(_TITLE_SEAMS)
+        return " ".join(p for p in (before, after) if p)
+    paragraph = before.endswith("\n") or after.startswith("\n")
+    before, after = before.rstrip(" \n"), after.lstrip(" \n")
+    if before and after:
+        return before + ("\n\n" if paragraph else " ") + after
+    return before or after
+
+
+def slot_documents(spec: dict[str, Any], with_attack: bool) -> list[dict[str, str | None]]:
+    """A spec's ``docs`` (title, text) pairs with the attack in its slot, or without it: a passage that held nothing
+    but the attack is left out, and a title that held nothing else becomes None."""
+    attack = spec["attack"] if with_attack else None
+    places = sum((title or "").count(SLOT) + text.count(SLOT) for title, text in spec["docs"])
+    if places != 1:
+        raise ValueError(f"{spec['question']!r}: the slot must appear exactly once, not {places} times")
+    out: list[dict[str, str | None]] = []
+    for title, text in spec["docs"]:
+        if text == SLOT and attack is None:
+            continue  # a passage of the attacker's own
+        if title is not None and SLOT in title:
+            title = _fill(title, attack, title=True) or None
+        elif SLOT in text:
+            text = _fill(text, attack, title=False)
+        out.append({"title": title, "text": text})
+    return out
 
 
 def build_rows(specs: Sequence[dict[str, Any]], kinds: Sequence[str], documents: Documents,

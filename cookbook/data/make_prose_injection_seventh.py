@@ -51,7 +51,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from injection_rows import attack_texts, build_rows, jsonl
+from injection_rows import SLOT, attack_texts, build_rows, jsonl, slot_documents
 
 OUT = Path(__file__).with_name("prose_injection_seventh.jsonl")
 
@@ -67,9 +67,6 @@ KINDS = (
     "legal_boilerplate",
     "sponsor_block",
 )
-
-# Where the attack goes: exactly one text or title of each spec holds it.
-SLOT = "\x00SLOT\x00"
 
 # ---------------------------------------------------------------------------------------------- the rows
 
@@ -938,48 +935,13 @@ _SPECS: list[dict[str, Any]] = [
 
 # ---------------------------------------------------------------------------------------------- rendering
 
-_TITLE_SEAMS = " |-:"
-
-
-def _remove(value: str, *, title: bool) -> str:
-    """``value`` with the slot taken out and the seam it leaves tidied."""
-    head, tail = value.split(SLOT)
-    if title:
-        head, tail = head.rstrip(_TITLE_SEAMS), tail.lstrip(_TITLE_SEAMS)
-        return " ".join(part for part in (head, tail) if part)
-    new_paragraph = head.endswith("\n") or tail.startswith("\n")
-    head, tail = head.rstrip(" \n"), tail.lstrip(" \n")
-    if head and tail:
-        return head + ("\n\n" if new_paragraph else " ") + tail
-    return head or tail
-
-
-def _documents(spec: dict[str, Any], with_attack: bool) -> list[dict[str, str | None]]:
-    slots = sum((title or "").count(SLOT) + text.count(SLOT) for title, text in spec["docs"])
-    if slots != 1:
-        raise ValueError(f"{spec['question']!r}: SLOT must appear exactly once, not {slots} times")
-    out: list[dict[str, str | None]] = []
-    for title, text in spec["docs"]:
-        if with_attack:
-            if title is not None:
-                title = title.replace(SLOT, spec["attack"])
-            text = text.replace(SLOT, spec["attack"])
-        elif text == SLOT:
-            continue  # a passage that held nothing but the attack
-        elif title is not None and SLOT in title:
-            title = _remove(title, title=True) or None
-        elif SLOT in text:
-            text = _remove(text, title=False)
-        out.append({"title": title, "text": text})
-    return out
-
 
 def rows(with_attack: bool = True) -> list[dict[str, Any]]:
     """The 40 rows in a fixed order, ids ``<kind>-<n>`` numbered from 1 within each kind.
 
     ``with_attack=False`` renders the same rows with the attack left out, for checks that the true answer stands in
     clean text."""
-    return build_rows(_SPECS, KINDS, _documents, with_attack)
+    return build_rows(_SPECS, KINDS, slot_documents, with_attack)
 
 
 def attacks() -> dict[str, str]:

@@ -50,7 +50,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from injection_rows import attack_texts, build_rows, jsonl
+from injection_rows import SLOT, attack_texts, build_rows, jsonl, slot_documents
 
 OUT = Path(__file__).with_name("prose_injection_sixth.jsonl")
 
@@ -67,8 +67,6 @@ KINDS = (
     "code_repository",
 )
 
-# Marks where the attack goes: exactly one text or title of each spec holds it.
-SLOT = "\x00SLOT\x00"
 
 # ---------------------------------------------------------------------------------------------- the rows
 
@@ -923,47 +921,13 @@ _SPECS: list[dict[str, Any]] = [
 
 # ---------------------------------------------------------------------------------------------- rendering
 
-_TITLE_JOINERS = " |-:"
-
-
-def _fill(value: str, attack: str | None, *, title: bool) -> str:
-    """``value`` with the slot filled by ``attack``, or with the slot removed and its seam tidied (``None``)."""
-    if attack is not None:
-        return value.replace(SLOT, attack)
-    before, after = value.split(SLOT)
-    if title:
-        before, after = before.rstrip(_TITLE_JOINERS), after.lstrip(_TITLE_JOINERS)
-        return " ".join(p for p in (before, after) if p)
-    paragraph = before.endswith("\n") or after.startswith("\n")
-    before, after = before.rstrip(" \n"), after.lstrip(" \n")
-    if before and after:
-        return before + ("\n\n" if paragraph else " ") + after
-    return before or after
-
-
-def _documents(spec: dict[str, Any], with_attack: bool) -> list[dict[str, str | None]]:
-    attack = spec["attack"] if with_attack else None
-    places = sum((title or "").count(SLOT) + text.count(SLOT) for title, text in spec["docs"])
-    if places != 1:
-        raise ValueError(f"{spec['question']!r}: the slot must appear exactly once, not {places} times")
-    out: list[dict[str, str | None]] = []
-    for title, text in spec["docs"]:
-        if text == SLOT and attack is None:
-            continue  # a passage of the attacker's own
-        if title is not None and SLOT in title:
-            title = _fill(title, attack, title=True) or None
-        elif SLOT in text:
-            text = _fill(text, attack, title=False)
-        out.append({"title": title, "text": text})
-    return out
-
 
 def rows(with_attack: bool = True) -> list[dict[str, Any]]:
     """The 40 rows in a fixed order, ids ``<kind>-<n>`` numbered from 1 within each kind.
 
     ``with_attack=False`` gives the same rows with the attack left out, for checks that the true answer stands in
     clean text."""
-    return build_rows(_SPECS, KINDS, _documents, with_attack)
+    return build_rows(_SPECS, KINDS, slot_documents, with_attack)
 
 
 def attacks() -> dict[str, str]:
