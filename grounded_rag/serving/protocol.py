@@ -299,7 +299,8 @@ def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_t
     for key, value in openai_fields.items():
         if value is None:
             continue
-        if key in fields and fields[key] != value:
+        # a null under decoding is a setting left unset, as a null OpenAI field is (clients send whole dicts)
+        if fields.get(key) is not None and fields[key] != value:
             raise InputError(f"{key} is set twice with different values (OpenAI field and decoding.{key}); set it once")
         fields[key] = value
     try:

@@ -180,3 +180,22 @@ def test_chat_content_parts_join_as_lines():
 
     parts = [{"type": "text", "text": "Where is"}, {"type": "text", "text": "the Eiffel Tower?"}]
     assert ChatMessage(role="user", content=parts).text() == "Where is\nthe Eiffel Tower?"
+
+
+def test_a_null_decoding_setting_yields_to_the_openai_field():
+    """Clients that send whole dicts send ``decoding.max_new_tokens: null`` beside ``max_tokens``; the null is a setting
+    left unset (it was refused as "set twice with different values"). Two real values that differ still are."""
+    from grounded_rag.config import DecodingConfig
+    from grounded_rag.serving.protocol import ChatRequest, to_job
+    from grounded_rag.serving.settings import ServeSettings
+
+    def job(**fields):
+        req = ChatRequest(model="m", messages=[{"role": "user", "content": "Where?"}], documents=["Paris."], **fields)
+        return to_job(req, "Where?", None, DecodingConfig(), ServeSettings())
+
+    assert job(max_tokens=5, decoding={"max_new_tokens": None}).config.max_new_tokens == 5
+    assert job(temperature=0.5, decoding={"temperature": None, "seed": None}).config.temperature == 0.5
+    with pytest.raises(InputError, match="temperature is set twice"):
+        job(temperature=0.5, decoding={"temperature": 0.0})
+    with pytest.raises(InputError, match="decoding.max_new_tokens"):  # a null alone: no setting to fall back on
+        job(decoding={"max_new_tokens": None})
