@@ -288,6 +288,9 @@ def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> l
 def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_tokens_limit: int) -> DecodingConfig:
     """The server's config with the request's ``decoding`` and OpenAI fields (each set once), on the menu."""
     fields = dict(req.decoding)
+    if None not in (req.max_tokens, req.max_completion_tokens) and req.max_tokens != req.max_completion_tokens:
+        raise InputError(f"max_tokens={req.max_tokens} and max_completion_tokens={req.max_completion_tokens} differ; "
+                         "send one of them (max_completion_tokens is OpenAI's current name)")
     openai_fields = {
         "max_new_tokens": req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens,
         "temperature": req.temperature,

@@ -199,3 +199,6 @@ def test_a_null_decoding_setting_yields_to_the_openai_field():
         job(temperature=0.5, decoding={"temperature": 0.0})
     with pytest.raises(InputError, match="decoding.max_new_tokens"):  # a null alone: no setting to fall back on
         job(decoding={"max_new_tokens": None})
+    assert job(max_tokens=7, max_completion_tokens=7).config.max_new_tokens == 7
+    with pytest.raises(InputError, match="max_tokens=7 and max_completion_tokens=9 differ"):  # was: 9, silently
+        job(max_tokens=7, max_completion_tokens=9)
