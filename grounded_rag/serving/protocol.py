@@ -288,24 +288,24 @@ def _documents(req: GroundedFields, question: str, settings: ServeSettings) -> l
 def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_tokens_limit: int) -> DecodingConfig:
     """The server's config with the request's ``decoding`` and OpenAI fields (each set once), on the menu."""
     fields = dict(req.decoding)
-    if None not in (req.max_tokens, req.max_completion_tokens) and req.max_tokens != req.max_completion_tokens:
-        raise InputError(f"max_tokens={req.max_tokens} and max_completion_tokens={req.max_completion_tokens} differ; "
-                         "send one of them (max_completion_tokens is OpenAI's current name)")
-    openai_fields = {
-        "max_new_tokens": req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens,
-        "temperature": req.temperature,
-        "top_p": req.top_p,
-        "stop": [req.stop] if isinstance(req.stop, str) else req.stop,
-        "seed": req.seed,
-        "system_prompt": system,
-    }
-    for key, value in openai_fields.items():
+    given = {key: f"decoding.{key}" for key, value in fields.items() if value is not None}
+    openai_fields = (  # (setting, the field as the client named it, its value)
+        ("max_new_tokens", "max_tokens", req.max_tokens),
+        ("max_new_tokens", "max_completion_tokens", req.max_completion_tokens),
+        ("temperature", "temperature", req.temperature),
+        ("top_p", "top_p", req.top_p),
+        ("stop", "stop", [req.stop] if isinstance(req.stop, str) else req.stop),
+        ("seed", "seed", req.seed),
+        ("system_prompt", "system message", system),
+    )
+    for key, name, value in openai_fields:
         if value is None:
             continue
         # a null under decoding is a setting left unset, as a null OpenAI field is (clients send whole dicts)
-        if fields.get(key) is not None and fields[key] != value:
-            raise InputError(f"{key} is set twice with different values (OpenAI field and decoding.{key}); set it once")
-        fields[key] = value
+        if key in given and fields[key] != value:
+            raise InputError(f"{_said(given[key], fields[key])} and {_said(name, value)} differ: {key} is set twice "
+                             "with different values; set it once")
+        fields[key], given[key] = value, name
     try:
         config = base.override(**fields)
     except ConfigError as exc:  # name the fields as the client sent them: decoding.<setting>
@@ -316,6 +316,12 @@ def _config(req: GroundedFields, system: str | None, base: DecodingConfig, max_t
     if config.max_new_tokens > max_tokens_limit:
         raise InputError(f"max_tokens={config.max_new_tokens} exceeds this server's limit of {max_tokens_limit}")
     return config
+
+
+def _said(name: str, value: Any) -> str:
+    """A field as an error names it: with its value where that is short (not a whole system message)."""
+    shown = repr(value)
+    return f"{name}={shown}" if len(shown) <= 40 else name
 
 
 def validation_message(exc: ValidationError, prefix: str = "") -> str:
