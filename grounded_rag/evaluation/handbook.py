@@ -5,8 +5,9 @@ The handbook's files (``cookbook/data/handbook``) are ingested with ``grounded-r
 of ``cookbook/data/handbook_questions.jsonl`` (some of them answered nowhere in the handbook) with
 ``grounded-rag ask --store`` through a running ``grounded-rag serve --store`` (the answer ``ask`` gives by itself,
 without loading the model once per question). Each printed answer is scored as its reader would: right, its file
-among the printed sources, withheld. ``python -m grounded_rag.evaluation.handbook [ASK OPTIONS]`` prints the counts
-at package defaults, or with the ``ask`` options given (``--quote``, ``--insist``, ``--support-threshold 0``).
+among the printed sources, withheld; and, apart from reading, whether retrieval found the answer's file at all
+(among the ``--k`` passages ``ask`` reads). ``python -m grounded_rag.evaluation.handbook [ASK OPTIONS]`` prints the
+counts at package defaults, or with the ``ask`` options given (``--quote``, ``--insist``, ``--support-threshold 0``).
 """
 
 from __future__ import annotations
@@ -68,12 +69,25 @@ def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> di
             "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])}
 
 
+def retrieved(store: str, questions: list[dict[str, Any]], k: int) -> list[bool]:
+    """Whether each question's ``source`` file is among the ``k`` passages ``ask --store`` reads for it: a wrong
+    answer to a question whose file was retrieved is the model's reading, not the retrieval."""
+    from ..retrieval import ChromaStore
+
+    opened = ChromaStore.open(store)
+    files = [{Path(h.document.metadata.get("source", "")).name for h in opened.search(row["question"], k)}
+             for row in questions]
+    return [row.get("source") in names for row, names in zip(questions, files, strict=True)]
+
+
 def report(answers: list[dict[str, Any]]) -> dict[str, int]:
-    """The counts a user would read off the answers (``answers`` from :func:`ask_each`)."""
+    """The counts a user would read off the answers (``answers`` from :func:`ask_each`; ``its_file_retrieved`` where
+    they carry ``retrieved``, :func:`retrieved`)."""
     answerable = [a for a in answers if a["answers"]]
     unanswerable = [a for a in answers if not a["answers"]]
     right = [a for a in answerable if a["right"]]
-    return {"answerable": len(answerable), "right": len(right),
+    return {"answerable": len(answerable), "its_file_retrieved": sum(bool(a.get("retrieved")) for a in answerable),
+            "right": len(right),
             "right_with_its_file_cited": sum(a["source"] in a["sources"] for a in right),
             "unanswerable": len(unanswerable), "unanswerable_withheld": sum(a["abstained"] for a in unanswerable),
             "answerable_withheld": sum(a["abstained"] for a in answerable),
@@ -87,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", default=FILES, help="the handbook's files (a glob)")
     parser.add_argument("--questions", default=QUESTIONS, help="JSONL rows: question, answers, source")
     parser.add_argument("--model", default=None, help="the model to serve (default: the packaged one)")
+    parser.add_argument("--k", type=int, default=3, help="passages retrieved per question (ask's --k)")
     ns, ask_args = parser.parse_known_args(argv)
+    if ns.k < 1:
+        parser.error(f"--k {ns.k}: retrieve at least one passage (e.g. --k 3)")
+    ask_args = ["--k", str(ns.k), *ask_args]
     files = sorted(glob.glob(ns.files))
     if not files:
         parser.error(f"--files {ns.files}: no file matches (run from the repository's root, or pass --files)")
@@ -107,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"ingesting {ns.files} failed (the error above)")
         with running_server(CLI, store, model_args) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
+        answers = [{**a, "retrieved": r} for a, r in zip(answers, retrieved(store, questions, ns.k), strict=True)]
     for a in answers:
         print(json.dumps({k: a[k] for k in ("question", "answer", "abstained", "right")}, ensure_ascii=False))
     print(json.dumps(report(answers)))

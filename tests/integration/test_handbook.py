@@ -17,7 +17,7 @@ import pytest
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.evaluation.handbook import QUESTIONS as QUESTIONS_FILE
-from grounded_rag.evaluation.handbook import ask_each, read_output, report
+from grounded_rag.evaluation.handbook import ask_each, read_output, report, retrieved
 
 from .test_serving import local_server
 
@@ -61,3 +61,12 @@ def test_the_handbook_check(answers):
     assert counts["right_with_its_file_cited"] == counts["right"], "a right answer cites the file it comes from"
     assert counts["unanswerable_withheld"] >= 4, counts
     assert counts["right_answers_withheld"] <= 2, counts
+
+
+def test_retrieval_finds_each_answers_file(store):
+    """The handbook's wrong answers are the model's reading: the packaged embeddings put each answerable question's
+    file among the passages ``ask`` reads (docs/citations.md). A question whose file is missing fails here."""
+    answerable = [row for row in QUESTIONS if row["answers"]]
+    found = retrieved(store, answerable, 3)
+    assert all(found), [row["question"] for row, ok in zip(answerable, found) if not ok]
+    assert not any(retrieved(store, [{**row, "source": "no-such-file.md"} for row in answerable[:3]], 3))
