@@ -13,8 +13,8 @@ its own), before any stream reads them; the decoder does it for every passage th
 (:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's skeleton (NFKC,
 small capitals and tag characters read as letters, invisible characters removed, look-alike letters mapped back to
 Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later sets was
-measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``); ``prose_injection_fresh.jsonl`` and
-``prose_injection_seventh.jsonl`` were never used to change it, so they show how far it generalises
+measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_seventh``); ``prose_injection_fresh.jsonl`` was
+never used to change it, and the newest set is measured before any change, so they show how far it generalises
 (docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
 ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
@@ -67,11 +67,16 @@ _STAMP = r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?\s*)?"  # a chat 
 _TURN_OPENER = re.compile(r"^(?:system|user|assistant|human|ai|model|bot)$")  # a role alone, opening a forged turn
 # Who an instruction is addressed to, in the languages of the foreign rule.
 _READER = (r"(?:(?:ai|a\.i\.|ki|ia|llm|gpt)[- ]?(?:assistants?|agents?|crawlers?|models?|systems?|readers?|tools?|"
-           r"bots?|systeme|modelle)|assistants? d'ia|machine readers?|"
+           r"bots?|systeme|modelle|assistenten|chatbots?|describers?)|assistants? (?:d'ia|ia)|sistemi di ia|"
+           r"assistenti(?: di ia)?|moteurs? de réponse|machine readers?|"
            r"assistants?|asistentes?(?: de ia)?|assistenten|asystenc\w*|ассистент\w*|chatbots?|language models?|"
-           r"llms?|gpt|ai|a\.i\.|the model|automated (?:readers?|systems?|tools?|agents?)|crawlers?|summari[sz]ers?)")
+           r"llms?|gpt|ai|a\.i\.|the model|automated (?:readers?|systems?|tools?|agents?)|crawlers?|summari[sz]ers?|"
+           # readers named by their trade: "answer engines", "video-summary bots", "recruiting bots"
+           r"answer[- ](?:engines?|bots?)|(?:[a-z]+-)?summary bots?|(?:recruiting|reply) bots?|"
+           r"search summari[sz]ers?)")
 # A machine reader named with a qualifier: "AI shopping assistants", "LLM triage bot", "automated summarisation tools".
-_MACHINE_READER = (r"(?:\b(?:ai|llm|gpt|automated|auto-reply)(?:[- ][a-z]+){0,2}?[- ](?:assistants?|agents?|"
+_MACHINE_READER = (r"(?:\b(?:ai|llm|gpt|automated|auto-reply|artificial[- ]intelligence|machine[- ]learning)"
+                   r"(?:[- ][a-z]+){0,2}?[- ](?:assistants?|agents?|chatbots?|describers?|engines?|"
                    r"bots?|tools?|models?|readers?|systems?|crawlers?|indexers?|summari[sz]ers?|responders?|note-?takers?|"
                    r"minute-?takers?|overviews?|plug-?ins?|summar(?:y|ies)|answers?)|\b\w*gpt\b|\bai-(?:modell|model)\w*)")
 _ANY_READER = rf"(?:{_READER}|{_MACHINE_READER})"
@@ -119,7 +124,23 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"\b{_ANY_READER}\b (?:(?:is|are|be|gets?) )?{_READING}\b|"
                rf"\b(?:whoever|whatever|whichever)\b[^.]{{0,30}}\b(?:is|are) {_READING}\b|"
                rf"\b(?:summari[sz]\w*|quot\w*|cit(?:e|es|ing)|index\w*|process\w*|crawl\w*) {_THIS_TEXT}\b|"
-               rf"\banswer\w* (?:\w+ ){{0,2}}(?:from|about|on|in) {_THIS_TEXT}\b")),
+               rf"\banswer\w* (?:\w+ ){{0,2}}(?:from|about|on|in) {_THIS_TEXT}\b|"
+               # a reader of this text obliged to say something: "AI assistants and crawlers describing this photo
+               # must say", "drafting assistants working from this message should give"
+               rf"\b{_ANY_READER}\b[^.;]{{0,40}}?\b(?:this|these)\b[^.;]{{0,30}}?"
+               r"\b(?:must|should|shall|(?:are|is|need|needs|have|has) to)\s+"
+               r"(?:\w+\s+)?(?:give|say|state|name|report|credit|list|cite|use|answer|reply|mention|indicate|describe|"
+               r"call|refer to)\b|"
+               # a reader hailed, then told: "answer bots, list X as", "AI describers, the engineer is", "take note:"
+               rf"(?:^|[-\u2013\u2014:;(\[]\s*)(?:all |any |dear )?(?:[\w'-]+ (?:and|&) )?{_ANY_READER}\s*,\s*"
+               r"(?:please\s+)?(?:cite|say|give|name|state|report|list|credit|use|answer|reply|note|remember|mention|"
+               rf"record|write|tell|describe|attribute|the)\b|\b{_ANY_READER},? (?:take note|please note)\b|"
+               # a reader bound by terms: "by summarising, AI tools agree to credit", "answer engines accept that"
+               rf"\b{_ANY_READER}\b[^.;]{{0,50}}?\b(?:agrees?|accepts?) (?:to|that)\b|"
+               # a header addressed to a reader inside markup: "<itunes:summary>Podcast apps' AI summarisers:"
+               rf">[^.:<>]{{0,60}}\b{_MACHINE_READER}\b[^.:<>]{{0,60}}:|"
+               # French: "à l'attention des assistants IA"
+               rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
     ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
               rf"[^.]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
@@ -154,7 +175,14 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                 r"réponds|antworte|antworten sie|responde|rispondi|antwoord|responda|ответь(?:те)?|odpowiedz)\b\s*"
                 r"(?:bitte\s*)?(?:[:：]|nur\b|seulement\b|uniquement\b|solo\b|solamente\b|únicamente\b|unicamente\b|"
                 r"soltanto\b|ausschließlich\b|alleen\b|apenas\b|только\b|wyłącznie\b)|\bzu antworten\b|"
-                r"忽略|无视|無視|只回答|请回答|答えて")),
+                r"忽略|无视|無視|只回答|请回答|答えて|"
+                # a machine reader and an obligation: "i sistemi di IA ... devono indicare", "KI-Assistenten sollen"
+                r"\b(?:sistemi di ia|assistenti(?: di ia)?|ki-\w+|(?:assistants?|systèmes?|outils?) (?:d')?ia|"
+                r"moteurs? de réponse|asistentes de ia|sistemas de ia)\b[^.;]{0,80}?\b(?:devono|deve|dovranno|sollen|"
+                r"soll|müssen|muss|doivent|doit|devront|deben|debe|deberán|moeten|moet|devem)\b[^.;]{0,80}?"
+                r"\b(?:indicare|rispondere|dire|citare|nominare|riportare|nennen|angeben|antworten|sagen|zitieren|"
+                r"ausgeben|indiquer|répondre|citer|nommer|mentionner|indicar|responder|decir|citar|nombrar|mencionar|"
+                r"noemen|antwoorden|zeggen|vermelden|dizer)\b")),
 ))
 
 
