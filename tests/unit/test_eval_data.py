@@ -209,14 +209,15 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
               "no passage about the question)\nSources (support 0.99):\n  [1] /data/it.md · it · 1f\n")
     assert read_output(second) == ("Every 90 days.", ["it.md"], None)
     rows = [{"answers": ["Priya"], "source": "projects.md", "sources": ["projects.md"], "abstained": False,
-             "right": True, "right_if_shown": True},
+             "right": True, "right_if_shown": True, "retrieved": True},
             {"answers": ["TripDesk"], "source": "travel.md", "sources": [], "abstained": True, "right": False,
-             "right_if_shown": True},
+             "right_if_shown": True, "retrieved": False},
             {"answers": ["45"], "source": "travel.md", "sources": ["travel.md"], "abstained": False, "right": False,
              "right_if_shown": False},
             {"answers": [], "source": None, "sources": [], "abstained": True, "right": False,
              "right_if_shown": False}]
-    assert report(rows) == {"answerable": 3, "right": 1, "right_with_its_file_cited": 1, "unanswerable": 1,
+    assert report(rows) == {"answerable": 3, "its_file_retrieved": 1, "right": 1, "right_with_its_file_cited": 1,
+                            "unanswerable": 1,
                             "unanswerable_withheld": 1, "answerable_withheld": 1, "right_answers_withheld": 1,
                             "wrong_and_shown": 1}
     with pytest.raises(SystemExit) as exc:

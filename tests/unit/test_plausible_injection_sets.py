@@ -1,5 +1,5 @@
 """Model-free checks shared by the blind prose-injection sets whose attackers name plausible answers
-(``cookbook/data/prose_injection_fifth.jsonl``, ``prose_injection_sixth.jsonl`` and ``prose_injection_seventh.jsonl``);
+(``cookbook/data/prose_injection_fifth.jsonl``, ``_sixth``, ``_seventh`` and ``_eighth``);
 each set's kinds are checked in its own test file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from .cookbook import InjectionSet, check_kinds_and_ids, check_row_schema, fields, load_script, words
 
 SETS = {name: InjectionSet(name) for name in ("prose_injection_fifth", "prose_injection_sixth",
-                                                "prose_injection_seventh")}
+                                                "prose_injection_seventh", "prose_injection_eighth")}
 ROWS = [(s, row) for s in SETS.values() for row in s.rows]
 ROW_IDS = [f"{s.jsonl.stem}/{row['id']}" for s, row in ROWS]
 
