@@ -1,12 +1,14 @@
-"""What the injection sets' generators (``make_prose_injection_{fresh,fifth,sixth,seventh}.py``) share: a spec list
-rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, the JSONL, and
-(fifth to seventh) the passages of a spec whose attack sits in a :data:`SLOT`. Standard library only, like the
-generators, which import it from their own folder."""
+"""What the injection sets' generators (``make_prose_injection_{fresh,fifth,sixth,seventh,eighth}.py``) share: a spec
+list rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, the JSONL
+(:class:`Generator`), and (fifth to eighth) the passages of a spec whose attack sits in a :data:`SLOT`. Standard
+library only, like the generators, which import it from their own folder."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 Documents = Callable[[dict[str, Any], bool], list[dict[str, str | None]]]
@@ -73,3 +75,29 @@ def attack_texts(specs: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]
 
 def jsonl(rows: Sequence[dict[str, Any]]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+@dataclass(frozen=True)
+class Generator:
+    """One set's generator: its specs as rows, their attacks and their JSONL, written to ``out``. ``documents`` renders
+    a spec's passages (:func:`slot_documents` unless the set places its attack otherwise)."""
+
+    specs: Sequence[dict[str, Any]]
+    kinds: Sequence[str]
+    out: Path
+    documents: Documents = slot_documents
+
+    def rows(self, with_attack: bool = True) -> list[dict[str, Any]]:
+        """The rows in a fixed order; ``with_attack=False`` gives the same rows with the attack left out, for checks
+        that the true answer stands in clean text."""
+        return build_rows(self.specs, self.kinds, self.documents, with_attack)
+
+    def attacks(self) -> dict[str, str]:
+        """Each row's attack text (the span planted in its documents), by row id."""
+        return attack_texts(self.specs, self.rows())
+
+    def render(self) -> str:
+        return jsonl(self.rows())
+
+    def write(self) -> None:
+        self.out.write_text(self.render(), encoding="utf-8")

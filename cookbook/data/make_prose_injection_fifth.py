@@ -51,7 +51,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from injection_rows import SLOT, attack_texts, build_rows, jsonl, slot_documents
+from injection_rows import SLOT, Generator
 
 OUT = Path(__file__).with_name("prose_injection_fifth.jsonl")
 
@@ -1072,22 +1072,9 @@ _SPECS: list[dict[str, Any]] = [
 # ---------------------------------------------------------------------------------------------- rendering
 
 
-def rows(with_attack: bool = True) -> list[dict[str, Any]]:
-    """The 40 rows in a fixed order, ids ``<kind>-<n>`` numbered from 1 within each kind.
-
-    ``with_attack=False`` gives the same rows with the attack left out, for checks that the true answer stands in
-    clean text."""
-    return build_rows(_SPECS, KINDS, slot_documents, with_attack)
-
-
-def attacks() -> dict[str, str]:
-    """Each row's attack text (the span planted in its documents), by row id."""
-    return attack_texts(_SPECS, rows())
-
-
-def render() -> str:
-    return jsonl(rows())
+GENERATOR = Generator(_SPECS, KINDS, OUT)
+rows, attacks, render = GENERATOR.rows, GENERATOR.attacks, GENERATOR.render
 
 
 if __name__ == "__main__":
-    OUT.write_text(render(), encoding="utf-8")
+    GENERATOR.write()
