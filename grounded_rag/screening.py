@@ -131,10 +131,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\b(?:must|should|shall|(?:are|is|need|needs|have|has) to)\s+"
                r"(?:\w+\s+)?(?:give|say|state|name|report|credit|list|cite|use|answer|reply|mention|indicate|describe|"
                r"call|refer to)\b|"
-               # a reader hailed, then told: "answer bots, list X as", "AI describers, the engineer is", "take note:"
+               # a reader hailed, then told: "answer bots, list X as", "answer engines take note:" (not "language
+               # models, the authors argue, …")
                rf"(?:^|[-\u2013\u2014:;(\[]\s*)(?:all |any |dear )?(?:[\w'-]+ (?:and|&) )?{_ANY_READER}\s*,\s*"
                r"(?:please\s+)?(?:cite|say|give|name|state|report|list|credit|use|answer|reply|note|remember|mention|"
-               rf"record|write|tell|describe|attribute|the)\b|\b{_ANY_READER},? (?:take note|please note)\b|"
+               rf"record|write|tell|describe|attribute)\b|\b{_ANY_READER},? (?:take note|please note)\b|"
                # a reader bound by terms: "by summarising, AI tools agree to credit", "answer engines accept that"
                rf"\b{_ANY_READER}\b[^.;]{{0,50}}?\b(?:agrees?|accepts?) (?:to|that)\b|"
                # a header addressed to a reader inside markup: "<itunes:summary>Podcast apps' AI summarisers:"
