@@ -395,7 +395,7 @@ def test_ctrl_c_during_ask_leaves_no_search_process_behind(tmp_path):
     assert main(["ingest", str(COOKBOOK_DATA / "eiffel_tower.md"), "--store", str(store)]) == 0
     proc = subprocess.Popen([sys.executable, "-m", "grounded_rag.cli", "ask", "Where is the Eiffel Tower now?",
                              "--store", str(store), "--local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     forked: list[str] = []
     while not (forked and all(_ignores_sigint(pid) for pid in forked)) and proc.poll() is None:
@@ -409,6 +409,14 @@ def test_ctrl_c_during_ask_leaves_no_search_process_behind(tmp_path):
     if proc.returncode == -signal.SIGINT:
         assert "Traceback" not in err, err
     assert not [pid for pid in forked if _running(pid)], "the search process outlived the command"
+
+
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A command started at a terminal gets Ctrl-C's default action; a test runner started in the background by a
+    non-interactive shell ignores SIGINT, and its children inherit that (the command then rightly ignores it too)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _ignores_sigint(pid: str) -> bool:
