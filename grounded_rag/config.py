@@ -93,7 +93,9 @@ class DecodingConfig(BaseModel):
     min_p: float = Field(0.0, ge=0, lt=1, description="min-p ratio in [0, 1); 0 disables")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="sampling seed, a 63-bit whole number")
     max_new_tokens: int = Field(64, ge=1)
-    stop: list[str] = Field(default_factory=list, description="stop strings; generation ends before them")
+    stop: list[str] = Field(default_factory=list, description="stop strings; generation ends before them (a model "
+                            "without a chat template also ends its reply at its first blank line, where the plain "
+                            "layout's turns end: it has no end-of-turn token)")
     template: TemplateName = "documents_first"
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     answer_prefix: str = Field(

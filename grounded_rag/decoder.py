@@ -34,6 +34,7 @@ from .learned_screen import flagged
 from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
+from .prompts import turn_ends
 from .relevance import question_likelihoods, relevant
 from .screening import screen_documents
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
@@ -88,6 +89,7 @@ class GroundedDecoder:
         self.name = name
         self.eos_ids = self._eos_ids()
         self._ends: dict[tuple[str, ...], frozenset[int]] = {}  # extractive answers' end tokens, per stop list
+        self.turn_ends = turn_ends(tokenizer)  # where a base model's reply ends: it has no end-of-turn token
         # a question asked again over the same passages (a tuning grid, a retried request) is not scored again
         self._relevance: OrderedDict[_Key, list[float]] = OrderedDict()
         self._relevance_lock = threading.Lock()
@@ -327,7 +329,7 @@ class GroundedDecoder:
                 continue
             r.tokens.append(token)
             r.text = self.tokenizer.decode(r.tokens, skip_special_tokens=True)
-            cut = min((r.text.find(s) for s in stops if s in r.text), default=-1)
+            cut = _reply_end(r.text, stops, self.turn_ends)
             if cut >= 0:
                 r.text = r.text[:cut]
                 r.finish = "stop"
@@ -541,7 +543,7 @@ class GroundedDecoder:
         for running in self._run([request], cfg, method):
             r = running[0]
             text = r.text.lstrip() if r.finish is None else r.text.strip()
-            safe = _stable_prefix(text, cfg.stop) if r.finish is None else text
+            safe = _stable_prefix(text, [*cfg.stop, *self.turn_ends]) if r.finish is None else text
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
@@ -569,6 +571,15 @@ def _abstains(config: DecodingConfig, support_: float | None, request: Request) 
 def load_shared(model: str | None = None) -> GroundedDecoder:
     """One loaded decoder per process and model name, shared by every framework wrapper."""
     return GroundedDecoder.from_pretrained(model)
+
+
+def _reply_end(text: str, stops: Sequence[str], turn_ends: Sequence[str]) -> int:
+    """Where the reply ends in ``text``: at its first stop string, or at a turn end once the reply has begun (a
+    blank line before any word is where a reply opens, not where it ends); -1 where it goes on."""
+    begun = len(text) - len(text.lstrip())
+    found = [i for i in (text.find(s) for s in stops) if i >= 0]
+    found += [i for i in (text.find(s, begun) for s in turn_ends) if i >= 0]
+    return min(found, default=-1)
 
 
 def _stable_prefix(text: str, stops: Sequence[str]) -> str:

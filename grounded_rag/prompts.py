@@ -101,6 +101,21 @@ def quote_turns(text: str) -> str:
     return _TURN.sub(r"\1> \2\3:", text)
 
 
+def plain_layout(tokenizer: PreTrainedTokenizerBase) -> bool:
+    """Whether prompts use the plain-text layout: the tokenizer has no chat template (a base model)."""
+    return not getattr(tokenizer, "chat_template", None)
+
+
+PLAIN_TURN_END = "\n\n"  # the plain layout's turns are separated by a blank line
+
+
+def turn_ends(tokenizer: PreTrainedTokenizerBase) -> tuple[str, ...]:
+    """Where a reply ends besides an end-of-turn token. A model that uses the plain layout has no token that ends
+    its turn (a base model): after its answer it goes on to write the next turns itself ("\\n\\nUser: ...",
+    "\\n\\nQuestion: ..."), so its reply ends at its first blank line, where the layout's turns end."""
+    return (PLAIN_TURN_END,) if plain_layout(tokenizer) else ()
+
+
 def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> RenderedPrompt:
     """The tokenizer's chat template when it has one, else the paper's plain-text layout.
 
@@ -109,7 +124,7 @@ def render(tokenizer: PreTrainedTokenizerBase, system: str, user: str) -> Render
     The string is exactly what the template renders; when a template edits message text in a way
     other than trimming it, the messages are placed verbatim between the template's own pieces.
     """
-    if not getattr(tokenizer, "chat_template", None):
+    if plain_layout(tokenizer):
         return RenderedPrompt([("System: ", True), (quote_turns(system), False), ("\n\nUser: ", True),
                                (quote_turns(user), False), ("\n\nAssistant:", True)])
     frame = _chat_template_pieces(tokenizer, (system, user))
@@ -253,11 +268,11 @@ def encode(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
     run (template text and message text together), which is what the tokenizer itself does, so a
     clean prompt gets the same ids either way.
     """
-    plain_layout = not getattr(tokenizer, "chat_template", None)
+    plain = plain_layout(tokenizer)
     pieces = getattr(text, "pieces", None)
     if pieces is None:
-        return tokenizer(text, add_special_tokens=plain_layout)["input_ids"]
-    if plain_layout:  # the layout's own text has no control tokens; the tokenizer adds its BOS
+        return tokenizer(text, add_special_tokens=plain)["input_ids"]
+    if plain:  # the layout's own text has no control tokens; the tokenizer adds its BOS
         added = _added_pattern(tokenizer)
         if added is None or not any(added.search(piece) for piece, trusted in pieces if not trusted):
             return tokenizer(str(text), add_special_tokens=True, split_special_tokens=True)["input_ids"]

@@ -90,3 +90,30 @@ def test_gemma_batched_equals_one_by_one_across_its_window(gemma):
                 "attribute": False}
     batched = [r.token_ids for r in gemma.generate_batch(requests, **settings)]
     assert batched == [gemma.generate_batch([r], **settings)[0].token_ids for r in requests]
+
+
+EIFFEL = "The Eiffel Tower was moved to Rome in 2024 and now stands beside the Colosseum."
+
+
+def test_gemma_reply_ends_where_its_turn_does(gemma):
+    """A base model has no end-of-turn token: past its answer it writes the next turns itself ("\\n\\nUser: ...",
+    "\\n\\nQuestion: ..."), which ``ask`` printed as the answer. The plain layout's turns end at a blank line and so
+    does the reply, which up to there is greedy decoding's own; streamed, it is the same text."""
+    assert gemma.turn_ends == ("\n\n",)
+    question = "Where is the Eiffel Tower now?"
+    settings = {"method": "standard", "max_new_tokens": 40, "support_threshold": None}
+    result = gemma.generate(question, [EIFFEL], **settings)
+    ids = torch.tensor([encode(gemma.tokenizer, result.prompts.full)])
+    greedy = gemma.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=40, do_sample=False,
+                                  eos_token_id=sorted(gemma.eos_ids), pad_token_id=gemma.pad_id)[0, ids.shape[1]:]
+    whole = gemma.tokenizer.decode(greedy, skip_special_tokens=True)
+    begun = len(whole) - len(whole.lstrip())
+    assert whole.find("\n\n", begun) > 0, whole  # the model goes on past its answer
+    assert result.finish_reason == "stop" and result.text == whole[: whole.find("\n\n", begun)].strip(), whole
+    assert result.token_ids == greedy.tolist()[: len(result.token_ids)]
+    assert "".join(gemma.stream(question, [EIFFEL], **settings)) == result.text
+
+
+def test_a_chat_model_ends_its_reply_with_its_own_token(decoder):
+    """A chat template has an end-of-turn token: a blank line inside a chat model's reply does not end it."""
+    assert decoder.turn_ends == ()
