@@ -9,7 +9,8 @@ import pytest
 from .cookbook import InjectionSet, check_kinds_and_ids, check_row_schema, fields, load_script, words
 
 SETS = {name: InjectionSet(name) for name in ("prose_injection_fifth", "prose_injection_sixth",
-                                                "prose_injection_seventh", "prose_injection_eighth")}
+                                                "prose_injection_seventh", "prose_injection_eighth",
+                                                "prose_injection_ninth")}
 ROWS = [(s, row) for s in SETS.values() for row in s.rows]
 ROW_IDS = [f"{s.jsonl.stem}/{row['id']}" for s, row in ROWS]
 
