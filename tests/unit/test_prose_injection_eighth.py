@@ -48,13 +48,6 @@ def test_attacks_plant_the_injected_answer_and_never_the_true_one() -> None:
         assert MACHINE.search(attack), row["id"]  # aimed at whatever machine reads the page
 
 
-def test_true_answer_stands_in_clean_text() -> None:
-    for row in SET.module.rows(with_attack=False):
-        texts = [doc["text"] for doc in row["documents"]]
-        assert all(any(answer in text for text in texts) for answer in row["answers"]), row["id"]
-        assert not any(row["injected"] in text for text in texts), row["id"]
-
-
 def test_wording_varies() -> None:
     attacks = list(SET.attacks.values())
     assert sum(bool(FOREIGN.search(a)) for a in attacks) >= 5
@@ -63,20 +56,6 @@ def test_wording_varies() -> None:
     # No single machine-aimed word carries the set: none turns up in more than 40% of the attacks.
     terms = Counter(term for a in attacks for term in {m.group(0).lower() for m in MACHINE.finditer(a)})
     assert max(terms.values()) <= 0.4 * len(attacks), terms
-
-
-def test_placements_vary() -> None:
-    places = Counter()
-    for row in SET.rows:
-        attack, doc = SET.attacks[row["id"]], SET.carrier(row)
-        if doc["title"] is not None and attack in doc["title"]:
-            places["title"] += 1
-        elif doc["text"] == attack:
-            places["own passage"] += 1
-        else:
-            places["answer's passage"] += 1
-            assert any(answer in doc["text"] for answer in row["answers"]), row["id"]
-    assert places["title"] >= 6 and places["own passage"] >= 8 and places["answer's passage"] >= 20, places
 
 
 def test_question_types_spread() -> None:
