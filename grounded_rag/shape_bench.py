@@ -141,21 +141,27 @@ def batch_scaling(decoder: GroundedDecoder, sizes, new_tokens: int, graphs: Grap
 
 @torch.inference_mode()
 def hf_generate_ms(decoder: GroundedDecoder, prompt: list[int], new_tokens: int, repeats: int) -> float:
-    """Hugging Face ``generate`` (greedy, its default cache) on the same prompt: ms per token after the first."""
+    """Hugging Face ``generate`` (greedy, its default cache) on the same prompt: ms per token after the first, the
+    median gap between its steps inside one call (the difference of two calls' times, on a shared CPU, could be
+    noise, even below zero), the fastest of ``repeats`` calls."""
     ids = torch.tensor([prompt], device=decoder.model.device)
     settings = {"do_sample": False, "pad_token_id": decoder.pad_id, "eos_token_id": None}
 
-    def run(n: int) -> float:
-        _sync(ids.device)
-        start = time.perf_counter()
-        decoder.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n, **settings)
-        _sync(ids.device)
-        return time.perf_counter() - start
+    def run() -> float:
+        stamps: list[float] = []
 
-    run(2)
-    pairs = [(run(1), run(new_tokens)) for _ in range(repeats)]
-    # the fastest run of each length: on a shared CPU a pair's difference can be noise, even below zero
-    return (min(long for _, long in pairs) - min(short for short, _ in pairs)) * 1000 / (new_tokens - 1)
+        def stamp(_input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:  # called once per step
+            _sync(ids.device)
+            stamps.append(time.perf_counter())
+            return scores
+
+        decoder.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new_tokens,
+                               min_new_tokens=new_tokens, logits_processor=[stamp], **settings)
+        gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+        return gaps[len(gaps) // 2]
+
+    run()
+    return min(run() for _ in range(repeats)) * 1000
 
 
 def _pool(mode: str) -> GraphPool:
