@@ -539,11 +539,12 @@ class GroundedDecoder:
         # end; without (support_threshold=None, or passages the caller wrote), it streams as it is decoded
         held = gains is not None and _abstains(cfg, 0.0, request)
         sent = ""
+        stops = [*cfg.stop, *self.turn_ends]
         running: list[_Running] = []
         for running in self._run([request], cfg, method):
             r = running[0]
             text = r.text.lstrip() if r.finish is None else r.text.strip()
-            safe = _stable_prefix(text, [*cfg.stop, *self.turn_ends]) if r.finish is None else text
+            safe = _stable_prefix(text, stops) if r.finish is None else text
             if not held and len(safe) > len(sent) and safe.startswith(sent):
                 yield safe[len(sent) :], None
                 sent = safe
