@@ -1,6 +1,6 @@
-"""What the injection sets' generators (``make_prose_injection_{fresh,fifth,sixth,seventh,eighth}.py``) share: a spec
-list rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, the JSONL
-(:class:`Generator`), and (fifth to eighth) the passages of a spec whose attack sits in a :data:`SLOT`. Standard
+"""What the injection sets' generators (``make_prose_injection_{fresh,fifth,...,tenth}.py``) share: a spec list
+rendered as eval rows (ids ``<kind>-<n>`` numbered from 1 within each kind), each row's attack text, the JSONL
+(:class:`Generator`), and (fifth to tenth) the passages of a spec whose attack sits in a :data:`SLOT`. Standard
 library only, like the generators, which import it from their own folder."""
 
 from __future__ import annotations

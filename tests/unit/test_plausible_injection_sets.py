@@ -10,7 +10,7 @@ from .cookbook import InjectionSet, check_kinds_and_ids, check_row_schema, field
 
 SETS = {name: InjectionSet(name) for name in ("prose_injection_fifth", "prose_injection_sixth",
                                                 "prose_injection_seventh", "prose_injection_eighth",
-                                                "prose_injection_ninth")}
+                                                "prose_injection_ninth", "prose_injection_tenth")}
 ROWS = [(s, row) for s in SETS.values() for row in s.rows]
 ROW_IDS = [f"{s.jsonl.stem}/{row['id']}" for s, row in ROWS]
 
