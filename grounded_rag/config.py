@@ -121,11 +121,11 @@ class DecodingConfig(BaseModel):
         "written",
     )
     screen_classifier: bool = Field(
-        False,
+        True,
         description="with screen_instructions, also withhold the sentences a learned classifier takes for words to "
         "the model, which the rules miss (the packaged MiniLM's sentence embeddings under a small trained head: "
-        "grounded_rag.learned_screen); off by default, as it has not yet lowered how often blind attacks hijack "
-        "the answer (docs/security.md)",
+        "grounded_rag.learned_screen); False screens by the rules alone and never loads MiniLM for it; "
+        "screen_instructions=False reads passages as written, this classifier's part too",
     )
     attribute: bool = Field(
         True,
@@ -245,14 +245,6 @@ class DecodingConfig(BaseModel):
     def _rho_not_nan(cls, value: float) -> float:
         if value != value:
             raise ValueError("rho_max is NaN; use a number >= 0 (float('inf') follows the reference stream)")
-        return value
-
-    @field_validator("screen_classifier")
-    @classmethod
-    def _classifier_screens(cls, value: bool, info: ValidationInfo) -> bool:
-        if value and info.data.get("screen_instructions") is False:
-            raise ValueError("screen_classifier=True screens passages, which screen_instructions=False turns off; "
-                             "keep screening on, or leave the classifier off")
         return value
 
     @field_validator("stop")

@@ -4,7 +4,7 @@ The rules of :mod:`grounded_rag.screening` catch the attack wordings they were w
 after them (docs/security.md). An instruction has a register more than a vocabulary — it addresses a reader, names
 the task, asks for an answer — and the packaged MiniLM's sentence embeddings carry that register: a logistic head
 over them, trained on the attack sentences of the project's injection sets against clean passages, tells most
-attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (off by default: docs/security.md
+attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (on by default: docs/security.md
 has what it catches and what it costs) it judges every sentence of the untrusted passages and withholds those the
 rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by
 ``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive
@@ -68,3 +68,12 @@ def flagged(sentences: Iterable[str]) -> set[str]:
         scores = head.scores(torch.tensor(embed_queries(batch)))
         out.update(t for t, s in zip(batch, scores.tolist()) if s > head.cut)
     return out
+
+
+def warm() -> None:
+    """Read the head and load the encoder now: a server does it before its first request, and ``ask`` while the
+    model loads, so no answer waits for them."""
+    from .retrieval import embed_queries
+
+    load_head()
+    embed_queries(["The encoder is loaded before the first passage is screened."])

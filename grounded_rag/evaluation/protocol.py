@@ -97,7 +97,7 @@ def as_read(spec: str) -> bool:
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
-    SCREENED: {"screen_instructions": True},
+    SCREENED: {"screen_instructions": True, "screen_classifier": False},
     LEARNED: {"screen_instructions": True, "screen_classifier": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},

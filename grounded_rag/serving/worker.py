@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import learned_screen
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError
@@ -134,7 +135,9 @@ class Overloaded(Exception):
 def warm_up(decoder: GroundedDecoder) -> None:
     """On a GPU a process's first decode compiles the fused decode step (seconds, once; a one-row batch compiles once
     more) and captures its graph: a server does both before it takes requests, not in its first requests' time. No
-    support check, so no abstention skips the decode."""
+    support check, so no abstention skips the decode. The learned screen's encoder loads here too."""
+    if DecodingConfig().screen_classifier:
+        learned_screen.warm()
     if decoder.graphs is not None:
         for method in (DecodingConfig().method, "standard"):  # the default's three rows; one row
             decoder.generate("What colour is the sky?", ["The sky is blue."], method=method, max_new_tokens=2,

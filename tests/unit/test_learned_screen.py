@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from grounded_rag.config import DecodingConfig
-from grounded_rag.errors import ConfigError, ModelLoadError
+from grounded_rag.errors import ModelLoadError
 from grounded_rag.learned_screen import HEAD_PATH, flagged, load_head
 from grounded_rag.retrieval import embed, embed_queries
 from grounded_rag.screening import WITHHELD, addresses_model, screen_documents
@@ -82,10 +82,12 @@ def test_a_damaged_head_names_the_fix(tmp_path):
         load_head.__wrapped__(bad)
 
 
-def test_the_classifier_without_screening_is_refused():
-    with pytest.raises(ConfigError, match="screen_instructions=False turns off"):
-        DecodingConfig(screen_instructions=False, screen_classifier=True)
-    assert DecodingConfig().screen_classifier is False  # opt-in: docs/security.md says why
+def test_the_classifier_is_on_by_default_and_screening_off_turns_it_off_too():
+    """screen_instructions=False reads passages as written whatever screen_classifier says: a per-call
+    ``override(screen_instructions=False)`` of the default (which keeps its classifier) must not be refused."""
+    assert DecodingConfig().screen_classifier is True  # docs/security.md says why
+    as_written = DecodingConfig().override(screen_instructions=False)
+    assert as_written.screen_classifier and not as_written.screen_instructions
 
 
 def test_the_screening_report_counts_what_the_classifier_withholds_and_where(tmp_path):
