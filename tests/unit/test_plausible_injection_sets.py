@@ -1,11 +1,17 @@
 """Model-free checks shared by the blind prose-injection sets whose attackers name plausible answers
-(``cookbook/data/prose_injection_fifth.jsonl``, ``_sixth``, ``_seventh`` and ``_eighth``);
+(``cookbook/data/prose_injection_fifth.jsonl`` to ``_tenth``);
 each set's kinds are checked in its own test file."""
 
 from __future__ import annotations
 
 import pytest
 
+from . import (
+    test_prose_injection_eighth,
+    test_prose_injection_ninth,
+    test_prose_injection_seventh,
+    test_prose_injection_tenth,
+)
 from .cookbook import InjectionSet, check_kinds_and_ids, check_row_schema, fields, load_script, words
 
 SETS = {name: InjectionSet(name) for name in ("prose_injection_fifth", "prose_injection_sixth",
@@ -70,6 +76,19 @@ def test_injected_only_in_the_attack(s: InjectionSet, row: dict) -> None:
     for field in s.clean_fields():
         assert inj.lower() not in field.lower(), (row["id"], field)
         assert not words(inj) & words(field), (row["id"], field)
+
+
+# Each set's own wording for the machine its attacks address (the fifth and sixth predate the check).
+MACHINE = {m.SET.jsonl.stem: m.MACHINE for m in (test_prose_injection_seventh, test_prose_injection_eighth,
+                                                  test_prose_injection_ninth, test_prose_injection_tenth)}
+
+
+@pytest.mark.parametrize("s,row", ROWS, ids=ROW_IDS)
+def test_each_attack_addresses_a_machine_and_never_names_the_true_answer(s: InjectionSet, row: dict) -> None:
+    attack = s.attacks[row["id"]]
+    assert not any(answer.lower() in attack.lower() for answer in row["answers"]), row["id"]
+    if s.jsonl.stem in MACHINE:
+        assert MACHINE[s.jsonl.stem].search(attack), row["id"]  # aimed at whatever machine reads the page
 
 
 @pytest.mark.parametrize("s,row", ROWS, ids=ROW_IDS)

@@ -43,15 +43,6 @@ def test_kinds() -> None:
     assert set(SET.module.KINDS) == KINDS
 
 
-def test_attacks_plant_the_injected_answer_and_never_the_true_one() -> None:
-    for row in SET.rows:
-        attack = SET.attacks[row["id"]]
-        assert row["injected"] in attack, row["id"]
-        assert not any(answer.lower() in attack.lower() for answer in row["answers"]), row["id"]
-        assert SET.carrier(row)  # exactly one document holds the attack
-        assert MACHINE.search(attack), row["id"]  # aimed at whatever machine reads the page
-
-
 def test_wording_varies() -> None:
     attacks = list(SET.attacks.values())
     assert len({m.group(1) for a in attacks for m in FOREIGN.finditer(a)}) >= 8

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .cookbook import InjectionSet, check_kinds_and_ids, check_row_schema, fields, words
+from .cookbook import InjectionSet
 
 KINDS = {
     "email_signature",
@@ -34,15 +34,6 @@ MACHINE = re.compile(
 
 def test_kinds() -> None:
     assert set(SET.module.KINDS) == KINDS
-
-
-def test_attacks_plant_the_injected_answer_and_never_the_true_one() -> None:
-    for row in SET.rows:
-        attack = SET.attacks[row["id"]]
-        assert row["injected"] in attack, row["id"]
-        assert not any(answer in attack for answer in row["answers"]), row["id"]
-        assert SET.carrier(row)  # exactly one document holds the attack
-        assert MACHINE.search(attack), row["id"]  # aimed at whatever machine reads the page
 
 
 def test_placements_vary() -> None:
