@@ -36,7 +36,7 @@ from .models import load_model
 from .prefill import common_prefix_length
 from .prompts import turn_ends
 from .relevance import question_likelihoods, relevant
-from .screening import screen_documents
+from .screening import screen_documents, sentence_texts
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_row_linears
 from .taps import Datastore, build_datastore
@@ -66,6 +66,21 @@ class _Normalised:
     scores: list[float] | None
     trust: float
     withheld: list[WithheldText] = field(default_factory=list)  # what screening took out of the documents
+
+
+def _screened(normal: list[_Normalised | InputError], learned: bool) -> list[_Normalised | InputError]:
+    """Every request's passages screened (grounded_rag.screening); with ``learned``, the classifier judges the
+    sentences of the whole batch in one call, as the relevance filter scores its passages."""
+    live = [n for n in normal if isinstance(n, _Normalised)]
+    flags = flagged(sentence_texts(d for n in live for d in n.documents if not d.trusted)) if learned else None
+    classifier = None if flags is None else lambda _sentences: flags
+    out: list[_Normalised | InputError] = []
+    for n in normal:
+        if isinstance(n, _Normalised):
+            documents, withheld = screen_documents(n.documents, classifier)
+            n = replace(n, documents=documents, withheld=withheld)
+        out.append(n)
+    return out
 
 
 @dataclass
@@ -130,6 +145,8 @@ class GroundedDecoder:
                 if raise_errors:
                     raise
                 normal.append(exc)
+        if config.screen_instructions:
+            normal = _screened(normal, config.screen_classifier)
         if config.relevance_margin is not None:  # remembered here, read by _fit
             self._score_relevance([_relevance_key(n.question, n.documents) for n in normal
                                    if isinstance(n, _Normalised) and len(n.documents) > 1])
@@ -158,10 +175,8 @@ class GroundedDecoder:
         docs = checked_request(question, request["documents"])
         question_fits(self.tokenizer, self.context_window, question, config)
         scores = check_scores(docs, request.get("scores"), config.score_space)
-        classifier = flagged if config.screen_classifier else None
-        docs, withheld = screen_documents(docs, classifier) if config.screen_instructions else (docs, [])
         return _Normalised(question, with_scores(docs, scores), scores,
-                           retrieval_trust(scores, config.tau_r, config.gamma, config.b), withheld)
+                           retrieval_trust(scores, config.tau_r, config.gamma, config.b))
 
     def _fit(self, n: _Normalised, config: DecodingConfig, method: Method) -> Request:
         """The relevant passages (their scores remembered by :meth:`plan`) that fit the window, as prompts."""

@@ -6,14 +6,16 @@ the task, asks for an answer — and the packaged MiniLM's sentence embeddings c
 over them, trained on the attack sentences of the project's injection sets against clean passages, tells most
 attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (on by default: docs/security.md
 has what it catches and what it costs) it judges every sentence of the untrusted passages and withholds those the
-rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by
-``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive
-rate); the encoder is the packaged one the store already uses.
+rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in
+``data/instruction_head.json``, written by ``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file
+names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +28,7 @@ from .errors import ModelLoadError
 HEAD_PATH = Path(__file__).with_name("data") / "instruction_head.json"
 BATCH = 64  # sentences per encoder call: bounds the padding a long sentence costs the short ones beside it
 MIN_WORDS = 3  # shorter pieces (a heading, "Cyrus Cylinder") carry no register to judge: the head misreads them
+REMEMBERED = 16_384  # sentences whose verdicts are kept (about 4 MB)
 
 
 @dataclass(frozen=True)
@@ -56,17 +59,54 @@ def load_head(path: Path = HEAD_PATH) -> Head:
     return head
 
 
+class _Verdicts:
+    """The head's verdicts on the sentences it has judged, the most recent :data:`REMEMBERED` of them: a server's
+    store hands the same passages to many questions, and each sentence is judged once. A verdict is the sentence's
+    own, whichever batch it was judged in."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.known: OrderedDict[str, bool] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, texts: Iterable[str]) -> tuple[set[str], list[str]]:
+        """The flagged ones among ``texts`` already judged, and those not judged yet."""
+        flagged, unknown = set(), []
+        with self.lock:
+            for text in texts:
+                verdict = self.known.get(text)
+                if verdict is None:
+                    unknown.append(text)
+                    continue
+                self.known.move_to_end(text)
+                if verdict:
+                    flagged.add(text)
+        return flagged, unknown
+
+    def put(self, verdicts: dict[str, bool]) -> None:
+        with self.lock:
+            self.known.update(verdicts)
+            while len(self.known) > self.size:
+                self.known.popitem(last=False)
+
+
+_VERDICTS = _Verdicts(REMEMBERED)
+
+
 def flagged(sentences: Iterable[str]) -> set[str]:
     """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
     from .retrieval import embed_queries
 
-    texts = sorted({s for s in sentences if len(s.split()) >= MIN_WORDS})
+    out, texts = _VERDICTS.get({s for s in sentences if len(s.split()) >= MIN_WORDS})
+    if not texts:
+        return out
     head = load_head()
-    out: set[str] = set()
+    texts.sort(key=lambda t: (len(t), t))  # like lengths share a batch: little padding
     for start in range(0, len(texts), BATCH):
         batch = texts[start:start + BATCH]
-        scores = head.scores(torch.tensor(embed_queries(batch)))
-        out.update(t for t, s in zip(batch, scores.tolist()) if s > head.cut)
+        scores = head.scores(torch.tensor(embed_queries(batch))).tolist()
+        _VERDICTS.put({t: s > head.cut for t, s in zip(batch, scores)})
+        out.update(t for t, s in zip(batch, scores) if s > head.cut)
     return out
 
 

@@ -8,6 +8,7 @@ import json
 import pytest
 import torch
 
+from grounded_rag import learned_screen, retrieval
 from grounded_rag.config import DecodingConfig
 from grounded_rag.errors import ModelLoadError
 from grounded_rag.learned_screen import HEAD_PATH, flagged, load_head
@@ -41,6 +42,36 @@ def test_it_flags_instructions_the_rules_miss_and_keeps_statements():
     assert all(addresses_model(s) is None for s in MISSED_BY_RULES + STATEMENTS)
     assert flagged(MISSED_BY_RULES + STATEMENTS) == set(MISSED_BY_RULES)
     assert flagged([]) == set()
+
+
+def test_a_sentences_verdict_is_its_own_whatever_it_is_judged_with():
+    """Judged together (one padded batch) or one by one, the same sentences are flagged."""
+    learned_screen._VERDICTS.known.clear()
+    together = flagged(MISSED_BY_RULES + STATEMENTS)
+    learned_screen._VERDICTS.known.clear()
+    alone = set().union(*(flagged([s]) for s in MISSED_BY_RULES + STATEMENTS))
+    assert together == alone == set(MISSED_BY_RULES)
+
+
+def test_a_judged_sentence_is_not_encoded_again(monkeypatch):
+    """A store hands the same passages to many questions: the verdicts are remembered, the encoder runs once."""
+    first = flagged(MISSED_BY_RULES + STATEMENTS)
+
+    def encoder_gone(texts):
+        raise AssertionError(f"encoded again: {texts}")
+
+    monkeypatch.setattr(retrieval, "embed_queries", encoder_gone)
+    assert flagged(MISSED_BY_RULES + STATEMENTS) == first
+    with pytest.raises(AssertionError, match="encoded again"):  # a new sentence is judged
+        flagged(["A sentence this test has not judged before, about the ferry timetable."])
+
+
+def test_the_remembered_verdicts_are_bounded():
+    verdicts = learned_screen._Verdicts(size=2)
+    verdicts.put({"a b c": True, "d e f": False})
+    assert verdicts.get(["a b c", "x y z"]) == ({"a b c"}, ["x y z"])  # "a b c" is now the most recent
+    verdicts.put({"x y z": False})
+    assert list(verdicts.known) == ["a b c", "x y z"]
 
 
 def test_the_decoders_encoder_scores_as_the_training_encoder_did():
