@@ -30,7 +30,7 @@ from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .graphs import GraphPool, static_ok
 from .inputs import DocumentLike, Request, check_scores, checked_request, fit_context, question_fits, with_scores
-from .learned_screen import flagged
+from .learned_screen import flagged, forget_verdicts
 from .methods import Method, get_method
 from .models import load_model
 from .prefill import common_prefix_length
@@ -240,9 +240,10 @@ class GroundedDecoder:
         return [known[k] for k in keys]
 
     def clear_cache(self) -> None:
-        """Forget remembered relevance scores, so a benchmark phase pays for its own scoring."""
+        """Forget remembered relevance scores and the screen's verdicts, so a benchmark phase pays for its own."""
         with self._relevance_lock:
             self._relevance.clear()
+        forget_verdicts()
 
     # ----------------------------------------------------------------- decoding
     def _graph_pool(self, on: bool | None) -> GraphPool | None:

@@ -93,6 +93,12 @@ class _Verdicts:
 _VERDICTS = _Verdicts(REMEMBERED)
 
 
+def forget_verdicts() -> None:
+    """Judge every sentence afresh from now on (a benchmark phase pays for its own screening)."""
+    with _VERDICTS.lock:
+        _VERDICTS.known.clear()
+
+
 def flagged(sentences: Iterable[str]) -> set[str]:
     """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
     from .retrieval import embed_queries

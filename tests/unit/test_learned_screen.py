@@ -46,9 +46,9 @@ def test_it_flags_instructions_the_rules_miss_and_keeps_statements():
 
 def test_a_sentences_verdict_is_its_own_whatever_it_is_judged_with():
     """Judged together (one padded batch) or one by one, the same sentences are flagged."""
-    learned_screen._VERDICTS.known.clear()
+    learned_screen.forget_verdicts()
     together = flagged(MISSED_BY_RULES + STATEMENTS)
-    learned_screen._VERDICTS.known.clear()
+    learned_screen.forget_verdicts()
     alone = set().union(*(flagged([s]) for s in MISSED_BY_RULES + STATEMENTS))
     assert together == alone == set(MISSED_BY_RULES)
 
