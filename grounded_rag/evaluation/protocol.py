@@ -63,9 +63,9 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # Method suffixes: ``cad+extractive`` is CAD with extractive answers (answers copy a span of a document);
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
 # default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
-# grounded_rag.screening) by its rules, as the product does by default; ``+learned`` adds the learned classifier
-# (DecodingConfig.screen_classifier, grounded_rag.learned_screen). Without them every method reads every passage as
-# written, as the published methods do.
+# grounded_rag.screening) by its rules alone; ``+learned`` adds the learned classifier
+# (DecodingConfig.screen_classifier, grounded_rag.learned_screen), as the product screens by default, in either order.
+# Without them every method reads every passage as written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
 # decodes with the product's abstention and its quote of a passage where the answer is withheld
@@ -97,7 +97,7 @@ def as_read(spec: str) -> bool:
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
     RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
-    SCREENED: {"screen_instructions": True, "screen_classifier": False},
+    SCREENED: {"screen_instructions": True},
     LEARNED: {"screen_instructions": True, "screen_classifier": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
@@ -143,6 +143,7 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     decoder never abstains here: every answer is kept with its support, and the harness applies the threshold when it
     scores (the same rule: an answer is withheld where its support is below it)."""
     settings = {"answer_prefix": ANSWER_PREFIX if short_answer else "", "relevance_margin": None,
-                "screen_instructions": False, "system_prompt": EVAL_SYSTEM, "support_threshold": None, **params}
+                "screen_instructions": False, "screen_classifier": False, "system_prompt": EVAL_SYSTEM,
+                "support_threshold": None, **params}
     return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], score_space="raw", b=0.5,
                           gamma=10.0, **settings)

@@ -18,7 +18,7 @@ from typing import Any
 from .. import learned_screen
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
-from ..errors import GroundedRAGWarning, InputError
+from ..errors import GroundedRAGWarning, InputError, ModelLoadError
 from ..inputs import Request
 from ..methods import get_method
 from ..types import Document, GenerationResult
@@ -135,9 +135,12 @@ class Overloaded(Exception):
 def warm_up(decoder: GroundedDecoder) -> None:
     """On a GPU a process's first decode compiles the fused decode step (seconds, once; a one-row batch compiles once
     more) and captures its graph: a server does both before it takes requests, not in its first requests' time. No
-    support check, so no abstention skips the decode. The learned screen's encoder loads here too."""
-    if DecodingConfig().screen_classifier:
+    support check, so no abstention skips the decode. The learned screen's encoder loads here too; where it cannot,
+    the server still starts, warning, and only requests that use the screen are refused (with its fix)."""
+    try:
         learned_screen.warm()
+    except ModelLoadError as exc:
+        warnings.warn(f"the learned screen cannot load: {exc}", GroundedRAGWarning, stacklevel=2)
     if decoder.graphs is not None:
         for method in (DecodingConfig().method, "standard"):  # the default's three rows; one row
             decoder.generate("What colour is the sky?", ["The sky is blue."], method=method, max_new_tokens=2,

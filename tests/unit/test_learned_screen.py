@@ -71,7 +71,7 @@ def test_the_remembered_verdicts_are_bounded():
     verdicts.put({"a b c": True, "d e f": False})
     assert verdicts.get(["a b c", "x y z"]) == ({"a b c"}, ["x y z"])  # "a b c" is now the most recent
     verdicts.put({"x y z": False})
-    assert list(verdicts.known) == ["a b c", "x y z"]
+    assert list(verdicts.known) == [learned_screen._key("a b c"), learned_screen._key("x y z")]
 
 
 def test_the_decoders_encoder_scores_as_the_training_encoder_did():
