@@ -253,42 +253,21 @@ def _one_answer(decoder):
 
 
 def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | None, config: DecodingConfig):
-    """The answer from this process: retrieve from --store and load the learned screen while the model loads, then
-    decode."""
+    """The answer from this process: retrieve from --store while the model loads, then decode. (The learned
+    screen's encoder loads when first used, after the model: two transformers models loading on two threads at once
+    can leave one with weights never loaded.)"""
     hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
     try:
         with _startup(ns.own_process):
             from .decoder import GroundedDecoder
 
-            # imported before the screen's thread starts, so the two threads load only their own models' modules
-            screen = _load_screen(config, not ns.trusted)
-            try:
-                decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
-            finally:
-                screen.join()
+            decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
         if hits is not None:
             found = hits()
             documents, scores = [h.document for h in found], [h.score for h in found]
     finally:
         done()
     return decoder.generate(ns.question, documents, scores=scores, config=config)
-
-
-def _load_screen(config: DecodingConfig, untrusted: bool):
-    """A thread loading the learned screen's encoder beside the model, where this answer's passages will be
-    screened by it. A failure is left to the screening itself, which says what went wrong and how to fix it."""
-    import threading
-
-    from . import learned_screen
-
-    def load() -> None:
-        with contextlib.suppress(Exception):
-            learned_screen.warm()
-
-    needed = untrusted and config.screen_instructions and config.screen_classifier
-    thread = threading.Thread(target=load if needed else lambda: None, daemon=True)
-    thread.start()
-    return thread
 
 
 def cmd_ask(ns: argparse.Namespace) -> int:

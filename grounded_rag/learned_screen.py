@@ -124,9 +124,8 @@ def flagged(sentences: Iterable[str]) -> set[str]:
 
 
 def warm() -> None:
-    """Read the head and load the encoder now: a server does it before its first request, and ``ask`` while the
-    model loads, so no answer waits for them. Loading only: a forward on ``ask``'s loading thread would leave torch
-    slower on the thread that decodes (serving/worker.py)."""
+    """Read the head and load the encoder now: a server does it before its first request, so no answer waits for
+    them. Never beside another model's loading on another thread: transformers' loading is not thread-safe."""
     from .retrieval import load_query_encoder
 
     load_head()
