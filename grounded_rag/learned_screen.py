@@ -81,11 +81,12 @@ class _Verdicts:
         flagged, unknown = set(), []
         with self.lock:
             for text in texts:
-                verdict = self.known.get(_key(text))
+                key = _key(text)
+                verdict = self.known.get(key)
                 if verdict is None:
                     unknown.append(text)
                     continue
-                self.known.move_to_end(_key(text))
+                self.known.move_to_end(key)
                 if verdict:
                     flagged.add(text)
         return flagged, unknown
@@ -96,14 +97,17 @@ class _Verdicts:
             while len(self.known) > self.size:
                 self.known.popitem(last=False)
 
+    def clear(self) -> None:
+        with self.lock:
+            self.known.clear()
+
 
 _VERDICTS = _Verdicts(REMEMBERED)
 
 
 def forget_verdicts() -> None:
     """Judge every sentence afresh from now on (a benchmark phase pays for its own screening)."""
-    with _VERDICTS.lock:
-        _VERDICTS.known.clear()
+    _VERDICTS.clear()
 
 
 def flagged(sentences: Iterable[str]) -> set[str]:
@@ -117,9 +121,9 @@ def flagged(sentences: Iterable[str]) -> set[str]:
     texts.sort(key=lambda t: (len(t), t))  # like lengths share a batch: little padding
     for start in range(0, len(texts), BATCH):
         batch = texts[start:start + BATCH]
-        scores = head.scores(torch.tensor(embed_queries(batch))).tolist()
-        _VERDICTS.put({t: s > head.cut for t, s in zip(batch, scores)})
-        out.update(t for t, s in zip(batch, scores) if s > head.cut)
+        verdicts = {t: s > head.cut for t, s in zip(batch, head.scores(torch.tensor(embed_queries(batch))).tolist())}
+        _VERDICTS.put(verdicts)
+        out.update(t for t, flag in verdicts.items() if flag)
     return out
 
 
