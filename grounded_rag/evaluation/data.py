@@ -31,7 +31,12 @@ class Example:
     # indices of the row's own passages among ``documents`` (None: all of them); distractors and the passages of
     # an unanswerable twin are not the row's own
     gold: list[int] | None = None
-    unanswerable: bool = False  # the row's own passages were replaced by other rows' (make_unanswerable)
+    # no passage of the row answers it: its passages were replaced by other rows' (make_unanswerable), or the file says
+    # so (SQuAD 2.0's ``answerable: false``: a question written to look answerable from a paragraph that lacks it)
+    unanswerable: bool = False
+    plausible_answers: list[str] = field(default_factory=list)  # what an unanswerable row's adversary wrote to look right
+    # the row's own distractors (SQuAD 2.0: other paragraphs of the same article), used by FILE+Kdistractors
+    own_distractors: list[dict[str, Any]] = field(default_factory=list)
     # rows of one group (the settings of one counterfactual) fall in the same split, so tuning never sees a test fact
     group: str | None = None
 
@@ -44,8 +49,12 @@ class Example:
 def load_examples(path: str | Path) -> list[Example]:
     """Rows of the shared JSONL schema; a malformed row is reported with its line number. A row may carry
     ``injected``, the answer an instruction written into its passages asks for (``cookbook/data/prose_injection.jsonl``):
-    its answers are then scored for ``hijacked`` as ``--inject``'s are; and ``group``, which rows share a split
-    (``cookbook/data/counterfactuals.jsonl``: the settings of one fact)."""
+    its answers are then scored for ``hijacked`` as ``--inject``'s are; ``group``, which rows share a split
+    (``cookbook/data/counterfactuals.jsonl``: the settings of one fact); and SQuAD 2.0's fields: ``answerable``
+    (false: no passage answers it; ``plausible_answers`` is the adversary's answer) and ``distractors`` (other
+    paragraphs of the same article, which ``FILE+Kdistractors`` reads beside it). A row with ``distractors`` and no
+    ``group`` shares its split with its article (its first passage's title): a test question's article is never
+    tuned on."""
     out = []
     with open(path, encoding="utf-8") as handle:
         for n, line in enumerate(handle, start=1):
@@ -60,12 +69,24 @@ def load_examples(path: str | Path) -> list[Example]:
                     answers=_answers(row["answers"]), dataset=row.get("dataset", Path(path).stem),
                     parametric_answer=list(row.get("parametric_answer") or []), conflict=row.get("conflict"),
                     choices=row.get("choices"), answer_index=row.get("answer_index"), scores=scores,
-                    injected=_injected(row.get("injected")),
-                    group=None if row.get("group") is None else str(row["group"]),
+                    injected=_injected(row.get("injected")), group=_group(row),
+                    unanswerable=row.get("answerable") is False,
+                    plausible_answers=_answers(row.get("plausible_answers") or []),
+                    own_distractors=[{"text": d["text"], "title": d.get("title")} for d in row.get("distractors") or []],
                 ))
             except (KeyError, TypeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc
     return out
+
+
+def _group(row: dict[str, Any]) -> str | None:
+    """Which rows share a split: the row's ``group``, else (a row with its own same-article ``distractors``) its
+    article, else none (the row's id decides)."""
+    if row.get("group") is not None:
+        return str(row["group"])
+    if row.get("distractors") and row["documents"] and row["documents"][0].get("title"):
+        return f"article:{row['documents'][0]['title']}"
+    return None
 
 
 def _answers(value: Any) -> list[str]:
@@ -101,7 +122,8 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
     order. Rows that share the question (NQ-Swap repeats a question with different substituted
     answers) never lend each other passages: that would be a conflicting answer, not a distractor.
     Distractors carry no retriever score; an example with scores gets none added (its trust then
-    reads the original passages' scores only).
+    reads the original passages' scores only). A row that lists its own distractors (SQuAD 2.0's paragraphs of the
+    same article: passages about the question's subject) reads the first ``k`` of those instead.
     """
     if k <= 0:
         return list(examples)
@@ -111,8 +133,12 @@ def add_distractors(examples: Sequence[Example], pool: Sequence[Example], k: int
         rng = random.Random(f"{seed}:{ex.id}")
         own = normalize_answer(ex.question)
         texts = {d["text"] for d in ex.documents}
-        _enough(ex, "--distractors", k, (d["text"] for q, d in donors if q != own and d["text"] not in texts))
-        picked: list[dict[str, Any]] = []
+        picked: list[dict[str, Any]] = [d for d in ex.own_distractors if d["text"] not in texts][:k]
+        if ex.own_distractors and len(picked) < k:
+            raise InputError(f"row {ex.id!r} lists {len(picked)} distractor(s) of its own; ask for at most that many")
+        if not picked:
+            _enough(ex, "--distractors", k, (d["text"] for q, d in donors if q != own and d["text"] not in texts))
+        texts |= {d["text"] for d in picked}
         while len(picked) < k:
             question, doc = donors[rng.randrange(len(donors))]
             if question != own and doc["text"] not in texts:

@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 from ..config import SUPPORT_THRESHOLD
 from ..decoder import GroundedDecoder
 from ..errors import InputError
-from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
+from .bootstrap import auroc_ci, bootstrap_ci, paired_difference_ci, resample_indices
 from .checkpoint import Checkpoint, write_atomic
 from .data import (
     Example,
@@ -78,6 +78,12 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
     }
     if not ex.unanswerable and not prompted and not decoder_abstained and substring_match(raw, ex.answers):
         m["false_abstention"] = float(withheld)  # of the answers that were right
+    if ex.unanswerable:  # what a user reads where the passages lack the answer: withheld, or a plausible wrong one
+        m["unanswerable_withheld"] = float(withheld)
+        if ex.plausible_answers:
+            m["plausible_answer"] = substring_match(text, ex.plausible_answers)
+    else:
+        m["answerable_withheld"] = float(withheld)
     if not withheld and m["substring"] and rec.get("citations") is not None:  # right answers: are they cited right?
         cited = {k for _, _, k, kind in rec["citations"] if kind != "model"}
         written = {k for _, _, k, kind in rec["citations"] if kind == "model"}
@@ -241,6 +247,8 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
             "seconds_per_example": (sum(r["seconds"] for r in recs) / len(recs)) if recs else None,
             "n": len(test),
         }
+        if recs:
+            per_method[spec]["support_auroc"] = support_separation(recs, test, run.resamples)
     main = "abstention" if test and all(ex.unanswerable for ex in test) else main_metric(memotrap)
     _paired_deltas(per_method, values, main, indices)
     for spec, vals in values.items():  # what withholding costs each method's main metric, on the same rows
@@ -249,6 +257,18 @@ def _evaluate(run: EvalRun, dataset: str, test: list[Example], validation: list[
                 vals["substring"], vals["substring_without_abstention"], indices(len(vals["substring"])))
     return {"n_test": len(test), "n_validation": len(validation) if run.tune and chosen is None else 0,
             "main_metric": main, "methods": per_method}
+
+
+def support_separation(recs: Sequence[dict[str, Any]], rows: Sequence[Example], resamples: int
+                       ) -> dict[str, tuple[float, float, float] | None]:
+    """How well each answer's support, read before any threshold, tells right answers (substring) from wrong ones
+    and from answers to rows no passage answers: AUROC with a bootstrap CI (0.5 is chance)."""
+    supports = [r.get("support") if r.get("support") is not None else 0.0 for r in recs]
+    right = [None if ex.unanswerable else bool(substring_match(r["text"], ex.answers)) for r, ex in zip(recs, rows)]
+    draws = max(resamples // 5, 200)  # an AUROC per resample: fewer draws than a mean's keep it quick
+    return {"right_vs_wrong": auroc_ci(supports, right, draws),
+            "right_vs_unanswerable": auroc_ci(supports, [False if ex.unanswerable else (True if ok else None)
+                                                         for ok, ex in zip(right, rows)], draws)}
 
 
 REFERENCES = ("standard", "cad")  # what every method's paired Δs are read against, where the run has them
@@ -340,10 +360,15 @@ def _evaluate_file(run: EvalRun, report: dict[str, Any], dataset: str, examples:
         twin = dataset + "+unanswerable"
         twin_test, twin_validation = (make_unanswerable(rows, examples, run.seed) for rows in (test, validation))
         report["datasets"][twin] = _evaluate(run, twin, twin_test, twin_validation, methods, chosen)
-    # validation rows tuning decoded (a method with one setting, which tuning skips, decodes them here)
-    if run.tune and validation and run.threshold is not None:
+    answerable = validation
+    if twin is None and any(ex.unanswerable for ex in validation):  # the file's own unanswerable rows (SQuAD 2.0)
+        twin, twin_validation = dataset, [ex for ex in validation if ex.unanswerable]
+        answerable = [ex for ex in validation if not ex.unanswerable]
+    # validation rows tuning decoded (a method with one setting, which tuning skips, decodes them here); a file with
+    # unanswerable rows of its own gets its table untuned too: choosing the threshold is what its rows are for
+    if (run.tune or twin == dataset) and answerable and run.threshold is not None:
         report.setdefault("abstention", {})[dataset] = {
-            spec: abstention_table(run, dataset, validation, twin, twin_validation, spec, chosen[spec])
+            spec: abstention_table(run, dataset, answerable, twin, twin_validation, spec, chosen[spec])
             for spec in methods if PROMPTED not in spec and not as_read(spec)}
 
 

@@ -19,7 +19,7 @@ COLUMNS = ["em", "f1", "substring", "context_following", "context_following_with
            "false_abstention",
            "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked",
-           "hijacked_without_abstention"]
+           "hijacked_without_abstention", "answerable_withheld", "unanswerable_withheld", "plausible_answer"]
 
 DELTA_ALSO = ["hijacked"]  # the --inject rows: their own Δ column beside the main metric's
 
@@ -45,11 +45,12 @@ def to_markdown(report: dict[str, Any]) -> str:
             tokens = f"{m['avg_tokens']:.1f}" if m["avg_tokens"] is not None else "–"
             lines.append(f"| {method} | {_params(m['params'])} | " + " | ".join(cells) + f" | {tokens} |")
         lines += _option_deltas(d, present)
+        lines += _separation(d)
     for dataset, tables in report.get("abstention", {}).items():
         for method, rows in tables.items():
             lines += ["", f"### Support threshold on {dataset}'s validation rows: {method} (withheld, %; right "
                       f"answers: {rows[0]['right']} of {rows[0]['rows']})", "",
-                      "| threshold | unanswerable twin | right answers | right answers, points of substring | "
+                      "| threshold | unanswerable | right answers | right answers, points of substring | "
                       "all answers |", "|---|---|---|---|---|"]
             lines += [f"| {r['threshold']:.2f} | {_share(r['unanswerable_withheld'])} | {_share(r['right_withheld'])} | "
                       f"{_share(r.get('right_withheld_points'))} | {_share(r['answerable_withheld'])} |" for r in rows]
@@ -64,6 +65,21 @@ def to_markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {method} | {t['prefill_ms']:.0f} | {t['decode_ms_per_token']:.1f} | "
                          f"{t['tokens_per_s']:.1f} | {t['loaded_mb']:.0f} | {t['peak_mb']:.0f} | {t['extra_mb']:.1f} |")
     return "\n".join(lines) + "\n"
+
+
+def _separation(d: dict[str, Any]) -> list[str]:
+    """Each method's support AUROC: right answers against wrong ones, and against rows no passage answers."""
+    rows = [(method, m["support_auroc"]) for method, m in d["methods"].items() if m.get("support_auroc")]
+    rows = [(method, a) for method, a in rows if any(a.values())]
+    if not rows:
+        return []
+
+    def cell(ci: tuple[float, float, float] | None) -> str:
+        return "–" if ci is None else f"{ci[0]:.2f} [{ci[1]:.2f}, {ci[2]:.2f}]"
+
+    return ["", "Support AUROC (0.5 is chance; bootstrap 95% CI): right answers against wrong ones, and against rows "
+            "no passage answers:", "", "| method | right vs wrong | right vs unanswerable |", "|---|---|---|",
+            *(f"| {method} | {cell(a['right_vs_wrong'])} | {cell(a['right_vs_unanswerable'])} |" for method, a in rows)]
 
 
 def _option_deltas(d: dict[str, Any], present: list[str]) -> list[str]:
@@ -140,6 +156,31 @@ def plot(report: dict[str, Any], out_dir: Path) -> None:
             fig.tight_layout()
             fig.savefig(out_dir / f"{dataset}_latency.png", dpi=120)
             plt.close(fig)
+    plot_abstention(report, out_dir)
+
+
+def plot_abstention(report: dict[str, Any], out_dir: Path) -> None:
+    """Each support-threshold table as a curve: the share of right answers withheld against the share of unanswerable
+    rows withheld, one point per threshold (validation rows)."""
+    import matplotlib.pyplot as plt
+
+    for dataset, tables in report.get("abstention", {}).items():
+        curves = {m: rows for m, rows in tables.items() if rows and rows[0]["unanswerable_withheld"] is not None}
+        if not curves:
+            continue
+        fig, ax = plt.subplots(figsize=(5, 4))
+        for method, rows in curves.items():
+            xs, ys = [100 * r["right_withheld"] for r in rows], [100 * r["unanswerable_withheld"] for r in rows]
+            ax.plot(xs, ys, marker="o", label=method)
+            for r, x, y in zip(rows, xs, ys):
+                ax.annotate(f"{r['threshold']:.2f}", (x, y), fontsize=7)
+        ax.set_xlabel("right answers withheld (%)")
+        ax.set_ylabel("unanswerable questions withheld (%)")
+        ax.set_title(f"{dataset}: support threshold (validation rows)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out_dir / f"{dataset}_abstention.png", dpi=120)
+        plt.close(fig)
 
 
 def _params(params: dict[str, Any]) -> str:

@@ -336,3 +336,51 @@ def test_a_dry_run_reads_every_data_file_and_refuses_meaningless_counts(tmp_path
         assert "0 is below 1" in capsys.readouterr().err
     assert main(["eval", "--data", str(DATA), "--methods", "standard", "--dry-run"]) == 0
     assert "would evaluate" in capsys.readouterr().out
+
+
+def _squad2_rows(tmp_path):
+    """Four SQuAD 2.0 rows of two articles (the shared file's schema): answerable ones, an unanswerable one with the
+    adversary's plausible answer, each with two paragraphs of its own article."""
+    rows = []
+    for n, (title, answerable) in enumerate([("Warsaw", True), ("Warsaw", False), ("Packet switching", True),
+                                              ("Packet switching", False)]):
+        rows.append({"id": f"s{n}", "question": f"question {n}?", "answerable": answerable,
+                     "documents": [{"title": title, "text": f"{title} paragraph {n} says 19{n}0."}],
+                     "distractors": [{"title": title, "text": f"{title} other paragraph {n}.{k}"} for k in range(2)],
+                     "answers": [f"19{n}0"] if answerable else [],
+                     "plausible_answers": [] if answerable else [f"19{n}0"]})
+    path = tmp_path / "squad2.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_squad2_rows_know_they_are_unanswerable_and_read_their_own_articles_paragraphs(tmp_path):
+    from grounded_rag.evaluation.harness import score_record
+
+    rows = load_examples(_squad2_rows(tmp_path))
+    assert [ex.unanswerable for ex in rows] == [False, True, False, True]
+    assert rows[1].plausible_answers == ["1910"] and rows[1].answers == []
+    assert {ex.group for ex in rows} == {"article:Warsaw", "article:Packet switching"}, "a question's split is its article's"
+    with_d = add_distractors(rows, rows, 2, seed=0)
+    for ex, new in zip(rows, with_d):
+        assert sorted(d["text"] for d in new.documents) == sorted(d["text"] for d in ex.documents + ex.own_distractors)
+        assert new.gold_numbers == {1 + [d["text"] for d in new.documents].index(ex.documents[0]["text"])}
+    fooled = score_record({"text": "It was 1910.", "tokens": 3, "support": 0.9}, rows[1], None, threshold=0.35)
+    assert fooled["unanswerable_withheld"] == 0 and fooled["plausible_answer"] == 1 and "false_abstention" not in fooled
+    withheld = score_record({"text": "It was 1910.", "tokens": 3, "support": 0.1}, rows[1], None, threshold=0.35)
+    assert withheld["unanswerable_withheld"] == 1 and withheld["plausible_answer"] == 0
+    right = score_record({"text": "1900", "tokens": 1, "support": 0.1}, rows[0], None, threshold=0.35)
+    assert right["false_abstention"] == 1 and right["answerable_withheld"] == 1
+
+
+def test_support_separation_reads_right_wrong_and_unanswerable_rows(tmp_path):
+    from grounded_rag.evaluation.bootstrap import auroc
+    from grounded_rag.evaluation.harness import support_separation
+
+    rows = load_examples(_squad2_rows(tmp_path))
+    recs = [{"text": "1900", "support": 0.9}, {"text": "1910", "support": 0.2},
+            {"text": "no idea", "support": 0.5}, {"text": "1930", "support": 0.95}]
+    out = support_separation(recs, rows, resamples=1000)
+    assert out["right_vs_wrong"][0] == 1.0, "the right answer (0.9) above the wrong one (0.5)"
+    assert out["right_vs_unanswerable"][0] == auroc([0.9], [0.2, 0.95]) == 0.5
+    assert auroc([1, 2], [2, 3]) == 0.125 and auroc([], [1]) is None
