@@ -37,6 +37,7 @@ from .memotrap import generation_scores, loglik_correct, memotrap_generations
 from .metrics import cited_scores, evidence_support, exact_match, says_abstention, substring_match, token_f1
 from .protocol import (
     ACCORDING,
+    DEFAULTS,
     ANSWER_PREFIX,
     AS_READ,
     EVAL_SYSTEM,
@@ -191,9 +192,9 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str], examples: list[Exampl
                + ("+injected" if run.inject else "") + ("+trusted" if run.trusted else "")
                + ("+renamed" if run.renamed else ""))
     memotrap = is_memotrap(examples)
-    if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING)):
+    if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING, DEFAULTS)):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
-                         f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r} and {ACCORDING!r}")
+                         f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r}, {ACCORDING!r} and {DEFAULTS!r}")
     test = _test_rows(examples, path, run.split, run.limit)
     validation = split_examples(examples, "validation")[:run.validation_limit]
     if distractors and not memotrap:

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
+from ..config import (
+    DEFAULT_SYSTEM_PROMPT,
+    DEPRECATED_METHODS,
+    INSIST_BETA,
+    QUOTE_THRESHOLD,
+    SUPPORT_THRESHOLD,
+    DecodingConfig,
+)
 from ..errors import InputError
 from ..methods import ABLATION_OF
 
@@ -81,6 +88,7 @@ PROMPTED = "+prompted"
 QUOTED = "+quoted"
 INSISTED = "+insisted"
 ACCORDING = "+according"
+DEFAULTS = "+defaults"
 ACCORDING_PREFIX = "According to the documents, the answer is"
 PROMPTED_ABSTENTION = "The documents do not say."
 PROMPTED_SYSTEM = ("Answer the question using only the documents (some of which might be irrelevant) and cite the "
@@ -103,6 +111,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
     QUOTED: {"support_threshold": SUPPORT_THRESHOLD, "quote_threshold": QUOTE_THRESHOLD},
     INSISTED: {"support_threshold": SUPPORT_THRESHOLD, "insist_beta": INSIST_BETA},
     ACCORDING: {"answer_prefix": ACCORDING_PREFIX},
+    # every setting as the package ships it (the answers ``ask`` and ``generate`` give): its system prompt, no answer
+    # prefix, no newline stop, its token budget, the relevance filter and the screen; the threshold stays the harness's
+    DEFAULTS: {"system_prompt": DEFAULT_SYSTEM_PROMPT, "answer_prefix": "", "stop": [],
+               "max_new_tokens": DecodingConfig.model_fields["max_new_tokens"].default,
+               "relevance_margin": DecodingConfig.model_fields["relevance_margin"].default,
+               "screen_instructions": True, "screen_classifier": True},
 }
 
 
@@ -133,9 +147,11 @@ def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
                          f"learned classifier flags), {PROMPTED!r} (citations and abstention asked for in the "
                          f"instruction), {QUOTED!r} (a passage quoted where the answer "
                          f"is withheld), {INSISTED!r} (a withheld answer decoded again taking the passages at their "
-                         f"word) and {ACCORDING!r} (the answer opened with {ACCORDING_PREFIX!r})")
+                         f"word), {ACCORDING!r} (the answer opened with {ACCORDING_PREFIX!r}) and {DEFAULTS!r} (every setting "
+                         "as the package ships it: answers as ask and generate give them)")
     extra = {k: v for o in options for k, v in OPTIONS["+" + o].items()}
-    return name, [{**params, **extra} for params in GRIDS[name]]
+    grid = [{}] if DEFAULTS[1:] in options else GRIDS[name]  # as shipped: the method's own settings, not a grid
+    return name, [{**params, **extra} for params in grid]
 
 
 def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_answer: bool = True) -> DecodingConfig:
@@ -145,5 +161,5 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     settings = {"answer_prefix": ANSWER_PREFIX if short_answer else "", "relevance_margin": None,
                 "screen_instructions": False, "screen_classifier": False, "system_prompt": EVAL_SYSTEM,
                 "support_threshold": None, **params}
-    return DecodingConfig(method=method, max_new_tokens=max_new_tokens, stop=["\n"], score_space="raw", b=0.5,
-                          gamma=10.0, **settings)
+    return DecodingConfig(**{"method": method, "max_new_tokens": max_new_tokens, "stop": ["\n"], "score_space": "raw",
+                             "b": 0.5, "gamma": 10.0, **settings})

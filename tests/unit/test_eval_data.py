@@ -384,3 +384,14 @@ def test_support_separation_reads_right_wrong_and_unanswerable_rows(tmp_path):
     assert out["right_vs_wrong"][0] == 1.0, "the right answer (0.9) above the wrong one (0.5)"
     assert out["right_vs_unanswerable"][0] == auroc([0.9], [0.2, 0.95]) == 0.5
     assert auroc([1, 2], [2, 3]) == 0.125 and auroc([], [1]) is None
+
+
+def test_defaults_decodes_as_the_package_ships_and_is_not_tuned():
+    from grounded_rag import DecodingConfig
+    from grounded_rag.evaluation.protocol import base_config, method_grid
+
+    name, grid = method_grid("grounded_contrast+defaults")
+    assert name == "grounded_contrast" and len(grid) == 1, "as shipped: the method's own setting, no grid"
+    shipped = base_config(name, grid[0], max_new_tokens=16).model_dump()
+    differ = {k for k, v in DecodingConfig().model_dump().items() if shipped[k] != v}
+    assert differ <= {"support_threshold", "score_space"}, differ  # the harness applies the threshold; scores are raw
