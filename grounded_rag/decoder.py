@@ -149,8 +149,9 @@ class GroundedDecoder:
         if config.screen_instructions:
             normal = _screened(normal, config.screen_classifier)
         if config.relevance_margin is not None:  # remembered here, read by _fit
-            self._score_relevance([_relevance_key(n.question, n.documents) for n in normal
-                                   if isinstance(n, _Normalised) and len(n.documents) > 1])
+            many = [n for n in normal if isinstance(n, _Normalised) and len(n.documents) > 1]
+            self._score_relevance([_relevance_key(n.question, n.documents) for n in many]
+                                  + [(n.question, None) for n in many])
         out: list[Request | InputError] = []
         for n in normal:
             try:
@@ -202,9 +203,9 @@ class GroundedDecoder:
         document)."""
         if config.relevance_margin is None or len(docs) < 2:
             return list(range(len(docs))), None
-        scores = self._score_relevance([_relevance_key(question, docs)])[0]
-        kept = set(relevant(scores, config.relevance_margin))  # the caller's own passages are never left out
-        return [i for i, d in enumerate(docs) if i in kept or d.trusted], scores
+        scores, (baseline,) = self._score_relevance([_relevance_key(question, docs), (question, None)])
+        kept = set(relevant(scores, config.relevance_margin, baseline))
+        return [i for i, d in enumerate(docs) if i in kept or d.trusted], scores  # the caller's own always stay
 
     def question_gains(self, requests: Sequence[Request]) -> list[list[float]]:
         """Per request, each kept passage's question gain: how much reading it makes the question likelier than no

@@ -6,7 +6,10 @@ likelihood given the passage alone — the mean log p(question token | passage) 
 (UPR, Sachan et al. 2022: "Improving Passage Retrieval with Zero-Shot Question Generation"). A
 passage that answers the question makes the question likely; one about something else does not,
 whatever the retriever's score said. Passages more than ``relevance_margin`` nats per question
-token below the best are left out of every stream's prompt, and reported on the result.
+token below the best are left out of every stream's prompt, and reported on the result, unless they are about the
+question in their own right: a passage that makes the question :data:`ABOUT_QUESTION_NATS` likelier per token than
+no passage stays however far the best one reads above it (a planted FAQ that repeats the question's words reads far
+above the passage that answers it).
 """
 
 from __future__ import annotations
@@ -67,7 +70,15 @@ def baseline_prompt(tokenizer: PreTrainedTokenizerBase) -> list[int]:
     return encode(tokenizer, render(tokenizer, SYSTEM, BASELINE))
 
 
-def relevant(likelihoods: Sequence[float], margin: float) -> list[int]:
-    """Indices of the passages within ``margin`` nats per token of the most relevant one, in order."""
+# nats per question token over no passage: chosen on NQ-Swap validation rows with two distractors (other questions'
+# passages), above every distractor's gain there (docs/citations.md)
+ABOUT_QUESTION_NATS = 1.5
+
+
+def relevant(likelihoods: Sequence[float], margin: float, baseline: float | None = None,
+             floor: float = ABOUT_QUESTION_NATS) -> list[int]:
+    """Indices of the passages within ``margin`` nats per token of the most relevant one, or (given the question's
+    ``baseline``: its likelihood after no passage) ``floor`` nats per token above the baseline, in order."""
     best = max(likelihoods)
-    return [i for i, v in enumerate(likelihoods) if v >= best - margin]
+    return [i for i, v in enumerate(likelihoods)
+            if v >= best - margin or (baseline is not None and v - baseline >= floor)]
