@@ -158,6 +158,12 @@ class DecodingConfig(BaseModel):
         "quote_threshold's quote. None withholds; opt-in, as it lifts a guard (docs/citations.md). "
         "GenerationResult.insisted marks it",
     )
+    check_conflicts: bool = Field(
+        True,
+        description="ask every other kept passage about the question the question alone (a short decode each) and "
+        "list those that answer otherwise in GenerationResult.conflicts: the documents disagree "
+        "(grounded_rag.conflicts); needs attribute",
+    )
     abstention_text: str = Field(
         "The documents do not say.",
         description="what an abstaining answer says (GenerationResult.abstained); a non-empty string",

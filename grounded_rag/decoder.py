@@ -25,7 +25,8 @@ from .attribution import (
     support_of,
     token_offsets,
 )
-from .config import INSIST_THRESHOLD, DecodingConfig
+from .config import INSIST_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
+from .conflicts import ALONE_TOKENS, candidates, disagrees, with_conflicts
 from .engine import RowInputs, Step, decode
 from .errors import InputError
 from .graphs import GraphPool, static_ok
@@ -469,8 +470,30 @@ class GroundedDecoder:
                     decoded[j].finish = decoded[j].finish or "length"  # nobody reads it: cut, as at the limit
             for i, r in zip(todo, decoded):
                 running[i] = r
-        return self._second_looks(requests, self._results(running, method, config, gains), config, method, gains,
-                                  **engine)
+        results = self._conflicts(requests, self._results(running, method, config, gains), config, gains)
+        return self._second_looks(requests, results, config, method, gains, **engine)
+
+    def _conflicts(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
+                   gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
+        """Each shown answer with the kept passages that, asked the question alone, answer otherwise
+        (grounded_rag.conflicts): every such passage of the batch read in one short standard decode."""
+        if gains is None or not config.check_conflicts:
+            return results
+        asks = [(i, j) for i, (request, result) in enumerate(zip(requests, results))
+                for j in candidates(request.question, result, gains[i])]
+        if not asks:
+            return results
+        alone = config.override(method="standard", max_new_tokens=min(ALONE_TOKENS, config.max_new_tokens),
+                                screen_instructions=False, relevance_margin=None, support_threshold=None,
+                                quote_threshold=None, insist_beta=None, extractive=False, check_conflicts=False)
+        answers = self.generate_batch([{"question": requests[i].question, "documents": [results[i].documents[j]]}
+                                       for i, j in asks], alone)
+        threshold = SUPPORT_THRESHOLD if config.support_threshold is None else config.support_threshold
+        found: dict[int, list[tuple[int, GenerationResult]]] = {}
+        for (i, j), other in zip(asks, answers):
+            if disagrees(requests[i].question, results[i].text, other, threshold):
+                found.setdefault(i, []).append((j, other))
+        return [with_conflicts(r, q.question, found.get(i, [])) for i, (q, r) in enumerate(zip(requests, results))]
 
     def _second_looks(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
                       method: Method, gains: Sequence[Sequence[float]] | None,
@@ -568,7 +591,8 @@ class GroundedDecoder:
                 sent = safe
             else:
                 yield "", None
-        final = self._second_looks([request], self._results(running, method, cfg, gains), cfg, method, gains)[0]
+        results = self._conflicts([request], self._results(running, method, cfg, gains), cfg, gains)
+        final = self._second_looks([request], results, cfg, method, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
 

@@ -46,7 +46,19 @@ def _quote(doc: Document, citation: Citation) -> str:
 def sources_text(result: GenerationResult, width: int = 100) -> str:
     """The lines ``grounded-rag ask`` prints under the answer: each cited passage and its supporting spans, the
     support score, what an abstention withheld, and the passages' sentences withheld as addressed to the model."""
-    return "\n".join(_source_lines(result, width) + _withheld_lines(result, width))
+    return "\n".join(_source_lines(result, width) + _conflict_lines(result, width) + _withheld_lines(result, width))
+
+
+def _conflict_lines(result: GenerationResult, width: int) -> list[str]:
+    """What each passage that disagrees says, asked the question alone (grounded_rag.conflicts)."""
+    if not result.conflicts:
+        return []
+    lines = ["The documents disagree; asked alone:"]
+    for c in result.conflicts:
+        said = terminal_text(" ".join(c.answer.split()))
+        lines.append(textwrap.fill(f'{document_label(result, c.document)} says "{said}" (support {c.support:.2f})',
+                                   width, initial_indent="  ", subsequent_indent="    "))
+    return lines
 
 
 def _source_lines(result: GenerationResult, width: int) -> list[str]:
@@ -73,7 +85,9 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
         doc = result.documents[result.numbers.index(number)]
         for c in (c for c in result.citations if c.document == number):
             said = terminal_text(result.text[c.answer_start:c.answer_end])
-            if c.start is not None:
+            if c.kind == "conflict":
+                body = f'"{said}" contradicted by ' + (_quote(doc, c) if c.start is not None else "this passage")
+            elif c.start is not None:
                 body = f'"{said}" ← {_quote(doc, c)}'
             elif c.kind == "model":
                 body = f'"{said}": cited by the model'
@@ -124,8 +138,10 @@ def result_html(result: GenerationResult) -> str:
     quoted = f" · a quote in place of the answer <i>{e(result.unsupported_answer or '')}</i>" if result.quoted else ""
     if result.insisted:
         quoted = f" · a second look in place of the answer <i>{e(result.unsupported_answer or '')}</i>"
+    disagree = "".join(f"<br>the documents disagree: <b>{e(document_label(result, c.document))}</b>, asked alone, "
+                       f"says <i>{e(c.answer)}</i>" for c in result.conflicts)
     parts = [head + "".join(out) + "</p>", f"<p style='color:#666'>support {_support(result)} · "
-             f"{len(result.citations)} cited span(s) · method {e(result.method)}{quoted}</p>"]
+             f"{len(result.citations)} cited span(s) · method {e(result.method)}{quoted}{disagree}</p>"]
     for number in dict.fromkeys(c.document for c in result.citations):
         doc = result.documents[result.numbers.index(number)]
         spans = sorted({(c.start, c.end) for c in result.citations

@@ -71,7 +71,8 @@ class Prompts(BaseModel):
 class Citation(BaseModel):
     """One span of the answer and the passage that supports it, computed by the decoder (``kind`` "copy": the
     passage spells the span word for word; "evidence": reading the passage raised the span's tokens, though it
-    does not spell them) or written by the model ("model": a "[k]" or "Doc k" in the answer text)."""
+    does not spell them) or written by the model ("model": a "[k]" or "Doc k" in the answer text); or, ``kind``
+    "conflict", a passage that answers otherwise (:class:`Conflict`), with the span its own answer rests on."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -84,7 +85,7 @@ class Citation(BaseModel):
     start: int | None = Field(None, description="the supporting span's first character in the passage text")
     end: int | None = Field(None, description="one past the supporting span's last character in the passage text")
     quote: str = Field("", description="the passage's text at [start, end): what the answer span rests on")
-    kind: Literal["copy", "evidence", "model"] = "copy"
+    kind: Literal["copy", "evidence", "model", "conflict"] = "copy"
     evidence: float | None = Field(
         None, description="mean log-probability gain of the span's tokens from reading this passage alone, in nats")
 
@@ -101,6 +102,19 @@ class WithheldText(BaseModel):
                       "with one of those)")
 
 
+class Conflict(BaseModel):
+    """A kept passage that, asked the question alone, gives another answer than the one shown (grounded_rag.conflicts):
+    the documents disagree, and a reader should look at both."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document: int = Field(description="the passage's 1-based number in the caller's list (its 'Doc k')")
+    document_id: str | None = None
+    answer: str = Field(description="what the passage says, asked the question alone")
+    quote: str = Field("", description="the passage's words that answer rests on")
+    support: float = Field(description="that answer's support (0-1), read from this passage alone")
+
+
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
 
@@ -112,6 +126,7 @@ def no_documents_metadata() -> dict[str, Any]:
             "cited_documents": [], "cited_document_ids": [], "support": None, "abstained": False,
             "unsupported_answer": None, "quoted": False, "insisted": False, "trace_summary": None,
             "dropped_documents": 0, "irrelevant_documents": 0, "withheld": [], "document_numbers": [],
+            "conflict": False, "conflicts": [],
             "fallback": "no documents retrieved: answer not grounded"}
 
 
@@ -156,6 +171,14 @@ class GenerationResult(BaseModel):
                          "a verbatim span of a passage that does (DecodingConfig.quote_threshold)")
     insisted: bool = Field(False, description="the free answer rested on no passage about the question, and this text "
                            "was decoded again taking the passages at their word (DecodingConfig.insist_beta)")
+    conflicts: list[Conflict] = Field(
+        default_factory=list, description="kept passages that, asked alone, answer otherwise: the documents disagree "
+        "(DecodingConfig.check_conflicts); each is also cited, and the support is shared with their answers")
+
+    @property
+    def conflict(self) -> bool:
+        """The kept passages disagree about the answer (:attr:`conflicts`)."""
+        return bool(self.conflicts)
 
     @property
     def numbers(self) -> list[int]:
@@ -188,6 +211,8 @@ class GenerationResult(BaseModel):
             "irrelevant_documents": len(self.irrelevant_documents),
             "withheld": [w.model_dump() for w in self.withheld],
             "document_numbers": self.document_numbers,
+            "conflict": self.conflict,
+            "conflicts": [c.model_dump() for c in self.conflicts],
         }
 
     def _repr_html_(self) -> str:

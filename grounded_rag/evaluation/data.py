@@ -37,6 +37,10 @@ class Example:
     plausible_answers: list[str] = field(default_factory=list)  # what an unanswerable row's adversary wrote to look right
     # the row's own distractors (SQuAD 2.0: other paragraphs of the same article), used by FILE+Kdistractors
     own_distractors: list[dict[str, Any]] = field(default_factory=list)
+    # a row whose passages disagree (cookbook/data/conflicts.jsonl): the other passage's answer, and which passage is
+    # right (0-based, in ``documents``)
+    conflicting_answer: list[str] = field(default_factory=list)
+    true_document: int | None = None
     # rows of one group (the settings of one counterfactual) fall in the same split, so tuning never sees a test fact
     group: str | None = None
 
@@ -54,7 +58,8 @@ def load_examples(path: str | Path) -> list[Example]:
     (false: no passage answers it; ``plausible_answers`` is the adversary's answer) and ``distractors`` (other
     paragraphs of the same article, which ``FILE+Kdistractors`` reads beside it). A row with ``distractors`` and no
     ``group`` shares its split with its article (its first passage's title): a test question's article is never
-    tuned on."""
+    tuned on. A row whose passages disagree names the other passage's answer (``conflicting_answer``) and the
+    passage that is right (``true_document``)."""
     out = []
     with open(path, encoding="utf-8") as handle:
         for n, line in enumerate(handle, start=1):
@@ -73,6 +78,8 @@ def load_examples(path: str | Path) -> list[Example]:
                     unanswerable=row.get("answerable") is False,
                     plausible_answers=_answers(row.get("plausible_answers") or []),
                     own_distractors=[{"text": d["text"], "title": d.get("title")} for d in row.get("distractors") or []],
+                    conflicting_answer=_answers(row.get("conflicting_answer") or []),
+                    true_document=row.get("true_document"),
                 ))
             except (KeyError, TypeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{path}:{n}: not in the benchmark schema (id, question, documents, answers): {exc}") from exc

@@ -38,7 +38,7 @@ def generate_records(decoder, examples, dataset, method, params, ckpt, batch_siz
             "key": Checkpoint.key(dataset, method, params, ex.id), "id": ex.id, "dataset": dataset, "method": method,
             "params": params, "text": r.text, "tokens": len(r.token_ids), "trust": r.trust, "seconds": seconds / len(batch),
             "trace": [[s.token, s.conflict, s.rho, s.eta, s.p_full, s.p_ref, s.q] for s in r.trace],
-            "support": r.support,
+            "support": r.support, "kept": r.numbers, "conflicts": [c.document for c in r.conflicts],
             "citations": [[c.answer_start, c.answer_end, c.document, c.kind] for c in r.citations],
         } for ex, r in zip(batch, results)])
     return [ckpt.records[Checkpoint.key(dataset, method, params, ex.id)] for ex in examples]

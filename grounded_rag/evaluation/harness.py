@@ -79,6 +79,12 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
     }
     if not ex.unanswerable and not prompted and not decoder_abstained and substring_match(raw, ex.answers):
         m["false_abstention"] = float(withheld)  # of the answers that were right
+    if ex.conflicting_answer:  # passages that disagree: is it flagged, which answer shows, is the right one read
+        m["conflict_flagged"] = float(bool(rec.get("conflicts")))
+        m["conflicting_answer"] = substring_match(text, ex.conflicting_answer)
+        ranked_first = bool(ex.scores) and ex.true_document == max(range(len(ex.scores)), key=ex.scores.__getitem__)
+        if ranked_first and "kept" in rec:
+            m["true_passage_dropped_ranked_first"] = float(ex.true_document + 1 not in rec["kept"])
     if ex.unanswerable:  # what a user reads where the passages lack the answer: withheld, or a plausible wrong one
         m["unanswerable_withheld"] = float(withheld)
         if ex.plausible_answers:

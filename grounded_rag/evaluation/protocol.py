@@ -116,7 +116,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     DEFAULTS: {"system_prompt": DEFAULT_SYSTEM_PROMPT, "answer_prefix": "", "stop": [],
                "max_new_tokens": DecodingConfig.model_fields["max_new_tokens"].default,
                "relevance_margin": DecodingConfig.model_fields["relevance_margin"].default,
-               "screen_instructions": True, "screen_classifier": True},
+               "screen_instructions": True, "screen_classifier": True, "check_conflicts": True},
 }
 
 
@@ -159,7 +159,8 @@ def base_config(method: str, params: dict[str, Any], max_new_tokens: int, short_
     decoder never abstains here: every answer is kept with its support, and the harness applies the threshold when it
     scores (the same rule: an answer is withheld where its support is below it)."""
     settings = {"answer_prefix": ANSWER_PREFIX if short_answer else "", "relevance_margin": None,
-                "screen_instructions": False, "screen_classifier": False, "system_prompt": EVAL_SYSTEM,
+                "screen_instructions": False, "screen_classifier": False, "check_conflicts": False,
+                "system_prompt": EVAL_SYSTEM,
                 "support_threshold": None, **params}
     return DecodingConfig(**{"method": method, "max_new_tokens": max_new_tokens, "stop": ["\n"], "score_space": "raw",
                              "b": 0.5, "gamma": 10.0, **settings})

@@ -19,7 +19,8 @@ COLUMNS = ["em", "f1", "substring", "context_following", "context_following_with
            "false_abstention",
            "citation_precision", "citation_recall", "model_citation_precision", "model_citation_recall",
            "loglik_accuracy", "generation_accuracy", "generation_memorization", "hijacked",
-           "hijacked_without_abstention", "answerable_withheld", "unanswerable_withheld", "plausible_answer"]
+           "hijacked_without_abstention", "answerable_withheld", "unanswerable_withheld", "plausible_answer", "conflict_flagged",
+           "conflicting_answer", "true_passage_dropped_ranked_first"]
 
 DELTA_ALSO = ["hijacked"]  # the --inject rows: their own Δ column beside the main metric's
 

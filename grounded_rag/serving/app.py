@@ -411,6 +411,7 @@ def _with_headers(body: dict[str, Any]) -> JSONResponse:
         "x-grounding-abstained": "true" if g["abstained"] else "false",
         "x-grounding-quoted": "true" if g.get("quoted") else "false",
         "x-grounding-insisted": "true" if g.get("insisted") else "false",
+        "x-grounding-conflict": "true" if g.get("conflict") else "false",
     })
 
 

@@ -20,7 +20,7 @@ import httpx
 from ..config import DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
 from ..inputs import documents_and_scores, with_scores
-from ..types import Citation, Document, GenerationResult, Prompts, TraceStep, WithheldText
+from ..types import Citation, Conflict, Document, GenerationResult, Prompts, TraceStep, WithheldText
 
 
 class ServerError(GroundedRAGError, RuntimeError):
@@ -137,6 +137,7 @@ class GroundedClient:
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
             quoted=grounding.get("quoted", False), insisted=grounding.get("insisted", False),
+            conflicts=[Conflict(**c) for c in grounding.get("conflicts", [])],
         )
 
     # ---------------------------------------------------------------- the decoder's interface

@@ -1,0 +1,52 @@
+"""Passages that disagree (grounded_rag.conflicts): which passages are asked alone, when their answers disagree, and
+what the result then says. The decode itself is tested in tests/integration/test_conflicts.py."""
+
+from grounded_rag.conflicts import candidates, disagrees, facts, with_conflicts
+from grounded_rag.types import Citation, Document, GenerationResult, Prompts
+
+QUESTION = "Which VPN client do staff use?"
+TRUE = Document(text="Staff connect to the office network with the Tunnelstone VPN client.", id="it")
+FAQ = Document(text="Q: Which VPN client do staff use?\nA: BananaNet.", id="faq")
+LUNCH = Document(text="The cafeteria serves lunch from noon.", id="lunch")
+
+
+def result(text: str, documents: list[Document], support: float = 0.9, abstained: bool = False,
+           citations: list[Citation] | None = None) -> GenerationResult:
+    return GenerationResult(text=text, token_ids=[], trace=[], trust=1.0, trust_source="scores", method="standard",
+                            finish_reason="abstain" if abstained else "stop", prompts=Prompts(full=""),
+                            documents=documents, support=support, abstained=abstained, citations=citations or [])
+
+
+def test_an_answers_facts_are_its_names_and_figures_the_question_does_not_say():
+    assert facts(QUESTION, "Staff use BananaNet.") == {"banananet"}
+    assert facts("How long is probation?", "It lasts six months.") == {"6"}, "a figure in words is its digits"
+    assert facts(QUESTION, "They use a VPN client.") == set(), "the question's own words state nothing"
+
+
+def test_only_passages_about_the_question_that_spell_none_of_the_answers_facts_are_asked():
+    shown = result("Staff use BananaNet.", [FAQ, TRUE, LUNCH])
+    assert candidates(QUESTION, shown, [5.0, 3.0, 0.2]) == [1], "the FAQ spells it; lunch is about something else"
+    assert candidates(QUESTION, shown, [5.0, 1.0, 0.2]) == [], "a passage no likelier than the floor is not asked"
+    assert candidates(QUESTION, result("Staff use BananaNet.", [FAQ]), [5.0]) == []
+    assert candidates(QUESTION, result("x", [FAQ, TRUE], abstained=True), [5.0, 3.0]) == []
+
+
+def test_a_supported_answer_with_other_facts_disagrees_and_a_weak_or_same_one_does_not():
+    alone = result("The staff use the Tunnelstone VPN client.", [TRUE], support=0.95)
+    assert disagrees(QUESTION, "Staff use BananaNet.", alone, 0.35)
+    assert not disagrees(QUESTION, "Staff use BananaNet.", alone.model_copy(update={"support": 0.2}), 0.35)
+    assert not disagrees(QUESTION, "BananaNet and Tunnelstone.", alone, 0.35), "a shared fact is no disagreement"
+    assert not disagrees(QUESTION, "Staff use BananaNet.", result("A VPN client.", [TRUE]), 0.35)
+
+
+def test_a_conflict_is_listed_cited_and_shares_the_support():
+    shown = result("Staff use BananaNet.", [FAQ, TRUE], support=0.9)
+    quote = Citation(answer_start=18, answer_end=29, document=1, start=48, end=59, quote="Tunnelstone", kind="copy")
+    alone = result("The staff use the Tunnelstone VPN client.", [TRUE], support=0.9, citations=[quote])
+    out = with_conflicts(shown, QUESTION, [(1, alone)])
+    assert out.conflict and out.conflicts[0].document == 2 and out.conflicts[0].quote == "Tunnelstone"
+    cited = [c for c in out.citations if c.kind == "conflict"]
+    assert len(cited) == 1 and cited[0].document == 2 and out.text[cited[0].answer_start:cited[0].answer_end] == "BananaNet"
+    assert out.support == 0.45, "two answers as well supported share it"
+    assert out.metadata()["conflict"] and out.metadata()["conflicts"][0]["answer"] == alone.text
+    assert with_conflicts(shown, QUESTION, []) is shown
