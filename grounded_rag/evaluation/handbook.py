@@ -65,6 +65,8 @@ def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> di
     answer, sources, withheld = read_output(done.stdout)
     shown = answer if withheld is None else withheld
     return {**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
+            "screened": "Withheld, as addressed to the model:" in done.stdout,
+            "conflict": "The documents disagree" in done.stdout,
             "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,
             "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])}
 
@@ -92,7 +94,9 @@ def report(answers: list[dict[str, Any]]) -> dict[str, int]:
             "unanswerable": len(unanswerable), "unanswerable_withheld": sum(a["abstained"] for a in unanswerable),
             "answerable_withheld": sum(a["abstained"] for a in answerable),
             "right_answers_withheld": sum(a["abstained"] and a["right_if_shown"] for a in answerable),
-            "wrong_and_shown": sum(not a["right"] and not a["abstained"] for a in answerable)}
+            "wrong_and_shown": sum(not a["right"] and not a["abstained"] for a in answerable),
+            "screened": sum(bool(a.get("screened")) for a in answers),
+            "conflict_flagged": sum(bool(a.get("conflict")) for a in answers)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", default=QUESTIONS, help="JSONL rows: question, answers, source")
     parser.add_argument("--model", default=None, help="the model to serve (default: the packaged one)")
     parser.add_argument("--k", type=int, default=3, help="passages retrieved per question (ask's --k)")
+    parser.add_argument("--split", choices=("validation", "test"), default=None,
+                        help="only the questions of this split (rows with a 'split' field; default: every question)")
     ns, ask_args = parser.parse_known_args(argv)
     if ns.k < 1:
         parser.error(f"--k {ns.k}: retrieve at least one passage (e.g. --k 3)")
@@ -114,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     if importlib.util.find_spec("fastapi") is None:
         parser.error("the check asks through grounded-rag serve: pip install 'grounded-rag[serve]'")
     questions = [json.loads(line) for line in Path(ns.questions).read_text(encoding="utf-8").splitlines() if line]
+    questions = [q for q in questions if ns.split is None or q.get("split") == ns.split]
+    if not questions:
+        parser.error(f"--questions {ns.questions} has no {ns.split} questions")
     model_args = ["--model", ns.model] if ns.model else []
     from ..bench import running_server  # torch: only once the arguments are known to be good
     from ..cli import main as cli
@@ -127,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
         answers = [{**a, "retrieved": r} for a, r in zip(answers, retrieved(store, questions, ns.k), strict=True)]
     for a in answers:
-        print(json.dumps({k: a[k] for k in ("question", "answer", "abstained", "right")}, ensure_ascii=False))
+        print(json.dumps({k: a[k] for k in ("question", "answer", "abstained", "right", "screened")}, ensure_ascii=False))
     print(json.dumps(report(answers)))
     return 0
 

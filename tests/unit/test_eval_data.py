@@ -216,10 +216,11 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
              "right_if_shown": False},
             {"answers": [], "source": None, "sources": [], "abstained": True, "right": False,
              "right_if_shown": False}]
+    assert report([{**rows[0], "screened": True, "conflict": True}])["screened"] == 1
     assert report(rows) == {"answerable": 3, "its_file_retrieved": 1, "right": 1, "right_with_its_file_cited": 1,
                             "unanswerable": 1,
                             "unanswerable_withheld": 1, "answerable_withheld": 1, "right_answers_withheld": 1,
-                            "wrong_and_shown": 1}
+                            "wrong_and_shown": 1, "screened": 0, "conflict_flagged": 0}
     with pytest.raises(SystemExit) as exc:
         main(["--files", str(tmp_path / "*.md")])
     assert exc.value.code == 2 and "no file matches" in capsys.readouterr().err
