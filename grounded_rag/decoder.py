@@ -354,9 +354,10 @@ class GroundedDecoder:
                 r.finish = "stop"
 
     def _results(self, running: Sequence[_Running], method: Method, config: DecodingConfig,
-                 gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
+                 gains: Sequence[Sequence[float]] | None, judge: bool = True) -> list[GenerationResult]:
         """The results of a batch: its answers, their citations and support (one scoring pass for the batch), and
-        abstention where no passage supports an answer (``gains``: :meth:`question_gains`; None: attribution off)."""
+        abstention where no passage supports an answer (``gains``: :meth:`question_gains`; None: attribution off).
+        Without ``judge`` every decoded answer is shown, for :meth:`_judged` to withhold once its support is final."""
         answers = [Answer(r.request.question, r.request.documents, r.request.numbers, r.tokens, r.text.strip(),
                           [math.log(max(s.p_full, 1e-30)) for s in r.trace[:len(r.tokens)]], r.finish == "length")
                    for r in running]
@@ -375,13 +376,13 @@ class GroundedDecoder:
                 support_ = support(answer, rows, offsets, g)
             elif g is not None:
                 support_ = round(support_of(max(g)), 4)
-            out.append(self._result(r, method, answer.text, citations, support_, config))
+            out.append(self._result(r, method, answer.text, citations, support_, config, judge))
         return out
 
     def _result(self, r: _Running, method: Method, text: str, citations: list[Citation], support_: float | None,
-                config: DecodingConfig) -> GenerationResult:
+                config: DecodingConfig, judge: bool = True) -> GenerationResult:
         req = r.request
-        withheld = r.finish == "abstain" or _abstains(config, support_, req)
+        withheld = r.finish == "abstain" or (judge and _abstains(config, support_, req))
         return GenerationResult(
             text=config.abstention_text if withheld else text,
             token_ids=r.tokens,
@@ -470,8 +471,8 @@ class GroundedDecoder:
                     decoded[j].finish = decoded[j].finish or "length"  # nobody reads it: cut, as at the limit
             for i, r in zip(todo, decoded):
                 running[i] = r
-        results = self._conflicts(requests, self._results(running, method, config, gains), config, gains)
-        return self._second_looks(requests, results, config, method, gains, **engine)
+        results = self._conflicts(requests, self._results(running, method, config, gains, judge=False), config, gains)
+        return self._second_looks(requests, _judged(results, requests, config), config, method, gains, **engine)
 
     def _conflicts(self, requests: Sequence[Request], results: list[GenerationResult], config: DecodingConfig,
                    gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
@@ -591,10 +592,19 @@ class GroundedDecoder:
                 sent = safe
             else:
                 yield "", None
-        results = self._conflicts([request], self._results(running, method, cfg, gains), cfg, gains)
-        final = self._second_looks([request], results, cfg, method, gains)[0]
+        results = self._conflicts([request], self._results(running, method, cfg, gains, judge=False), cfg, gains)
+        final = self._second_looks([request], _judged(results, [request], cfg), cfg, method, gains)[0]
         tail = final.text[len(sent) :] if final.text.startswith(sent) else ""
         yield tail, final
+
+
+def _judged(results: Sequence[GenerationResult], requests: Sequence[Request], config: DecodingConfig
+            ) -> list[GenerationResult]:
+    """Each decoded answer withheld where its final support (shared with any passage that answers otherwise) is below
+    the threshold: the abstention, with the answer kept aside and the conflicts still listed."""
+    return [r.model_copy(update={"text": config.abstention_text, "abstained": True, "finish_reason": "abstain",
+                                 "unsupported_answer": r.text, "citations": []})
+            if not r.abstained and _abstains(config, r.support, q) else r for r, q in zip(results, requests)]
 
 
 def _taken_at_word(request: Request) -> Request:

@@ -46,14 +46,15 @@ def _quote(doc: Document, citation: Citation) -> str:
 def sources_text(result: GenerationResult, width: int = 100) -> str:
     """The lines ``grounded-rag ask`` prints under the answer: each cited passage and its supporting spans, the
     support score, what an abstention withheld, and the passages' sentences withheld as addressed to the model."""
-    return "\n".join(_source_lines(result, width) + _conflict_lines(result, width) + _withheld_lines(result, width))
+    conflicts = [] if result.abstained else _conflict_lines(result, width)  # an abstention lists them itself
+    return "\n".join(_source_lines(result, width) + conflicts + _withheld_lines(result, width))
 
 
 def _conflict_lines(result: GenerationResult, width: int) -> list[str]:
     """What each passage that disagrees says, asked the question alone (grounded_rag.conflicts)."""
     if not result.conflicts:
         return []
-    lines = ["The documents disagree; asked alone:"]
+    lines = ["Asked the question alone, another passage answers otherwise:"]
     for c in result.conflicts:
         said = terminal_text(" ".join(c.answer.split()))
         lines.append(textwrap.fill(f'{document_label(result, c.document)} says "{said}" (support {c.support:.2f})',
@@ -69,7 +70,7 @@ def _source_lines(result: GenerationResult, width: int) -> list[str]:
         lines.append(f"(abstained: {why}; support {_support(result)})")
         if result.unsupported_answer is not None:
             lines.append(f"withheld answer: {terminal_text(result.unsupported_answer)}")
-        return lines
+        return lines + _conflict_lines(result, width)
     if result.quoted:
         lines.append(f"(a quote: the answer \"{terminal_text(result.unsupported_answer or '')}\" rested on no passage "
                      "about the question)")
@@ -138,8 +139,8 @@ def result_html(result: GenerationResult) -> str:
     quoted = f" · a quote in place of the answer <i>{e(result.unsupported_answer or '')}</i>" if result.quoted else ""
     if result.insisted:
         quoted = f" · a second look in place of the answer <i>{e(result.unsupported_answer or '')}</i>"
-    disagree = "".join(f"<br>the documents disagree: <b>{e(document_label(result, c.document))}</b>, asked alone, "
-                       f"says <i>{e(c.answer)}</i>" for c in result.conflicts)
+    disagree = "".join(f"<br>another passage answers otherwise: <b>{e(document_label(result, c.document))}</b>, "
+                       f"asked alone, says <i>{e(c.answer)}</i>" for c in result.conflicts)
     parts = [head + "".join(out) + "</p>", f"<p style='color:#666'>support {_support(result)} · "
              f"{len(result.citations)} cited span(s) · method {e(result.method)}{quoted}{disagree}</p>"]
     for number in dict.fromkeys(c.document for c in result.citations):

@@ -66,7 +66,7 @@ def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> di
     shown = answer if withheld is None else withheld
     return {**row, "answer": answer, "sources": sources, "abstained": withheld is not None,
             "screened": "Withheld, as addressed to the model:" in done.stdout,
-            "conflict": "The documents disagree" in done.stdout,
+            "conflict": "another passage answers otherwise" in done.stdout,
             "right": any(a.lower() in answer.lower() for a in row["answers"]) and withheld is None,
             "right_if_shown": any(a.lower() in shown.lower() for a in row["answers"])}
 

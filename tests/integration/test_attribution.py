@@ -21,7 +21,7 @@ SHORT = DecodingConfig(max_new_tokens=24, relevance_margin=None)
 
 
 def test_every_citation_points_at_the_text_it_names(decoder):
-    result = decoder.generate(QUESTION, DOCS, config=SHORT)
+    result = decoder.generate(QUESTION, DOCS, config=SHORT, check_conflicts=False)
     assert not result.abstained and result.citations, result.text
     for c in result.citations:
         doc = result.documents[result.numbers.index(c.document)]
@@ -55,6 +55,25 @@ def test_no_passage_about_the_question_means_no_decoding_and_the_abstention_text
     assert result.support < SHORT.support_threshold and result.unsupported_answer is None
     custom = decoder.generate(QUESTION, UNRELATED, config=SHORT, abstention_text="Not in the handbook.")
     assert custom.text == "Not in the handbook."
+
+
+def test_an_answer_another_passage_contradicts_alone_is_flagged_and_its_support_shared(decoder):
+    """The model mixes the two offices ("The Berlin office is at Speicherstadt 12", the Hamburg street): asked the
+    question alone, the Berlin passage answers with its own street. That is listed and cited as a conflict, the support
+    is shared between the two answers, and here that withholds the mixed answer; without the check it is shown."""
+    unchecked = decoder.generate(QUESTION, DOCS, config=SHORT, check_conflicts=False)
+    result = decoder.generate(QUESTION, DOCS, config=SHORT)
+    assert "Speicherstadt" in unchecked.text and not unchecked.abstained and not unchecked.conflicts
+    assert result.conflict and [c.document for c in result.conflicts] == [2]
+    assert "Kastanienallee 41" in result.conflicts[0].answer and "Kastanienallee" in result.conflicts[0].quote
+    own, theirs = unchecked.support, result.conflicts[0].support
+    assert result.support == pytest.approx(own * own / (own + theirs), abs=1e-3)
+    assert result.support < SHORT.support_threshold
+    assert result.abstained and result.unsupported_answer == unchecked.text
+    shown = decoder.generate(QUESTION, DOCS, config=SHORT, support_threshold=None)
+    assert shown.text == unchecked.text and shown.conflict
+    assert [c.document for c in shown.citations if c.kind == "conflict"] == [2]
+    assert "another passage answers otherwise" in shown._repr_html_()
 
 
 def test_the_decoder_abstains_exactly_where_the_unabstained_support_is_below_the_threshold(decoder):
@@ -173,9 +192,9 @@ def assert_streamed_and_batched_alike(decoder, question, docs, config, alone, ma
     question that needs none."""
     stream = list(decoder.stream_with_result(question, docs, config=config))
     assert "".join(p for p, _ in stream) == alone.text and getattr(stream[-1][1], mark)
-    batch = decoder.generate_batch([{"question": QUESTION, "documents": DOCS}, {"question": question,
-                                                                               "documents": docs}], config)
-    assert [r.text for r in batch] == [decoder.generate(QUESTION, DOCS, config=SHORT).text, alone.text]
+    batch = decoder.generate_batch([{"question": QUESTION, "documents": DOCS[1:]}, {"question": question,
+                                                                                  "documents": docs}], config)
+    assert [r.text for r in batch] == [decoder.generate(QUESTION, DOCS[1:], config=SHORT).text, alone.text]
     assert [getattr(r, mark) for r in batch] == [False, True]
 
 
