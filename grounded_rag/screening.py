@@ -7,15 +7,18 @@ followed just as well without the question, and so is a statement about the ques
 "you must"), the task (the answer, the question, the documents), a chat turn ("Assistant:"), or a model's
 control markup, and it is often disguised (letters of another script drawn like Latin ones, invisible characters).
 
-:func:`screen` withholds the sentences of a passage (and a title) that do, with the rest of their paragraph
-(whoever wrote the instruction wrote the text around it, and the answer it pushes often stands in a sentence of
-its own), before any stream reads them; the decoder does it for every passage the caller did not declare its own
-(:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's skeleton (NFKC,
-small capitals and tag characters read as letters, invisible characters removed, look-alike letters mapped back to
-Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later sets was
-measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_seventh``); ``prose_injection_fresh.jsonl`` was
-never used to change it, and the newest set is measured before any change, so they show how far it generalises
-(docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
+:func:`screen` withholds the sentences of a passage (and a title) that do, with what they point at
+(:mod:`grounded_rag.screening_scope`: the sentences beside them, those spelling the answer they push, a short
+paragraph; never a heading), before any stream reads them; the decoder does it for every passage the caller did not
+declare its own (:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's
+skeleton (NFKC, small capitals and tag characters read as letters, invisible characters removed, look-alike letters
+mapped back to Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later
+sets was measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_seventh``); ``prose_injection_fresh.jsonl``
+was never used to change it, and the newest set is measured before any change, so they show how far it generalises
+(docs/security.md). It was narrowed on real documents (``cookbook/data/real_docs``: handbooks, runbooks, READMEs),
+which address their own reader in every section: a reader named as a topic ("infrastructure for AI"), a role word in
+a heading ("# User Guide"), a marker in an HTML comment, "plan your response" are not instructions.
+A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
 ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
 
@@ -84,10 +87,10 @@ _ANY_READER = rf"(?:{_READER}|{_MACHINE_READER})"
 # What a reader is doing when the text speaks to it: reading, summarising, answering from this page.
 _READING = (r"(?:reading|summari[sz]ing|answering|triaging|processing|drafting|indexing|quoting|repeating|replying|"
             r"responding|crawling|asked)")
-# What follows a reader hailed in a header: punctuation, a conjunction, a participle ("reading this"), a relative
-# pronoun, a preposition; not a noun the word qualifies ("Ray AI Libraries:", "LLM instances use other keys:").
-_HAILED = (r"(?=\s*(?:[:,;()\[\]/&|.]|$|(?:and|or|that|who|which|of|on|in|for|from|with|using|please|take|"
-           r"\w+ing|plug-?ins?|tools?|agents?|bots?|apps?)\b))")
+# A reader word that qualifies the noun after it is no reader hailed ("Ray AI Libraries:", "LLM instances use other
+# keys:", "Load the model as ..."): the nouns real documents put there (cookbook/data/real_docs, validation). A list of
+# what may follow instead would be English only, and readers are hailed in every language ("AI care citește").
+_HAILED = r"(?!\s*(?:as|instances?|librar(?:y|ies)|integrations?|accessibility|applications?)\b)"
 # A note's own name, before the reader it is for: "Note for AI tools", "PS for inbox assistants".
 _NOTE = (r"(?:note|notice|nota|hinweis|remarque|instructions?|directive|message|memo|reminder|aside|request|warning|"
          r"ps|policy)")
@@ -263,15 +266,17 @@ def _rule(sentence: str, plain: str) -> str | None:
 
 
 _COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
+_LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
 _PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
 HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
 
 
 def _hidden_prose(plain: str) -> bool:
     """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
-    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->") or a commented-out link is no sentence and stays."""
+    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a commented-out link or a file's licence header is no
+    message and stays."""
     comment = _COMMENT.match(plain)
-    if not comment:
+    if not comment or _LICENCE.search(comment.group(1)):
         return False
     words = [w for w in comment.group(1).split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
     return len(words) >= HIDDEN_WORDS

@@ -141,7 +141,8 @@ def test_a_comment_holding_prose_is_withheld_and_a_marker_is_kept():
         assert addresses_model(hidden) == "markup"
         assert screen(f"{FACT}\n\n{hidden}")[0] == FACT
     for marker in ("<!-- prettier-ignore -->", "<!--- BADGES: START --->", "<!-- -->",
-                   "<!-- [![PyPI](https://img.shields.io/pypi/v/x.svg)](https://pypi.org/project/x) -->"):
+                   "<!-- [![PyPI](https://img.shields.io/pypi/v/x.svg)](https://pypi.org/project/x) -->",
+                   "<!--\nCopyright 2020 The Tarnby Team. All rights reserved.\nLicensed under the MIT License.\n-->"):
         assert addresses_model(marker) is None and screen(f"{FACT}\n{marker}")[1] == []
     between = f"<!-- BADGES: START -->\n{FACT}\n<!-- BADGES: END -->"  # no chat markup around it: kept
     assert screen(between) == (between, [])
