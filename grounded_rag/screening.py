@@ -32,7 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_scope import heading, judged, taint
+from .screening_scope import judged, taint
 from .types import Document, WithheldText
 
 # Cyrillic and Greek letters drawn like Latin ones (the look-alikes a disguised instruction uses).
@@ -111,14 +111,16 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|"
                r"^#+\s*(?:system|assistant|user)\s*(?::|$|(?:prompt|message|turn|instructions?)\b)")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
-    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:(?!\s*(?:https?:|www\.))|"
+    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:"
+              r"(?!\s*(?:https?:|www\.))|"
               rf"^[\W_]*{_STAMP}[a-z]+[_-](?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
     # a reader hailed ("dear AI"), a header for one ("for AI assistants: ..."), a note for one ("Notice to automated
     # agents"), not a reader named as a topic ("infrastructure for AI", "building blocks for LLM applications")
     ("reader", (rf"\b(?:dear|hey|attention|drogi|oye|hola|hallo|salut|ciao)[,\s]+(?:the\s+|all\s+|any\s+)?"
                rf"{_READER}\b|\b{_FOR}{_READER}\b{_HAILED}(?=[^.:]{{0,80}}:)|"
-               rf"\b{_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b|\b{_ANY_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b{_ACTIVE}|"
+               rf"\b{_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b|"
+               rf"\b{_ANY_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b{_ACTIVE}|"
                rf"^{_READER}\b{_HAILED}[^.:]{{0,30}}:|"
                r"\byou (?:are|will) now\b|\bfrom (?:now|here) on,? you (?:are|will)\b|\bnever breaks? character\b|"
                r"\bstay in (?:the )?(?:[\w-]+ ){0,2}(?:role|character|persona)\b|\blet's play a game\b|"
@@ -136,7 +138,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"\b{_ANY_READER}\b[^.;]{{0,40}}?\b{_READING}\b[^.;]{{0,40}}?\b(?:must|should|shall|needs? to|"
                rf"(?:are|is) (?:asked|instructed|requested|required|told) to)\b{_ACTIVE}|"
                # a header naming a machine reader: "To every web-browsing agent, AI overview and chatbot plug-in:"
-               rf"^{_HEADER}{{0,80}}\b{_MACHINE_READER}\b[^.:]{{0,80}}:(?!//)|^{_HEADER}{{0,40}}\b{_READER}\b{_HAILED}[^.:]{{0,80}}"
+               rf"^{_HEADER}{{0,80}}\b{_MACHINE_READER}\b[^.:]{{0,80}}:(?!//)|"
+               rf"^{_HEADER}{{0,40}}\b{_READER}\b{_HAILED}[^.:]{{0,80}}"
                r":(?!//)|"
                # a reader at work on this text: "if an LLM triage bot is summarising this issue", "whoever is reading"
                rf"\b{_ANY_READER}\b (?:(?:is|are|be|gets?) )?{_READING}\b|"
@@ -182,7 +185,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
                r"\banswers? (?:must|should)\b|\b(?:in|into) (?:the|your|any|every|all|each) (?:generated )?"
                r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?)\b"
-               r"(?!\s+(?:body|bodies|code|codes|headers?|objects?|status|time|times|payloads?|fields?|format))|\b(?:every|each|all) generated\b|"
+               r"(?!\s+(?:body|bodies|code|codes|headers?|objects?|status|time|times|payloads?|fields?|format))|"
+               r"\b(?:every|each|all) generated\b|"
                r"\bthe (?:name|answer|value|reply|word) (?:to (?:give|state|report|use|quote)|you (?:give|state|"
                r"report))\b|\b(?:prefer|use) this (?:\w+ )?(?:line|paragraph|answer|entry|version|box|row|field|"
                r"note)\b|"

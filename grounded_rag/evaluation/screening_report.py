@@ -122,7 +122,7 @@ def package_docs(split: str = "all", chunk_chars: int = 800) -> list[Document]:
     """The installed packages' descriptions (their PyPI pages: READMEs, most in markdown or reStructuredText), the
     first :data:`PACKAGE_CHARS` of each, chunked as ingest chunks a file and titled by the package's name; not ours
     (:data:`OWN_PACKAGES`), which describe attacks."""
-    import importlib.metadata as metadata
+    from importlib import metadata
 
     from ..retrieval import chunk_text
 

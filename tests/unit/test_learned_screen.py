@@ -103,7 +103,7 @@ def test_screening_withholds_what_the_classifier_flags_in_untrusted_passages_onl
     out, withheld = screen_documents(docs, classifier)
     assert out[0].text == STATEMENTS[0] and out[1].text == attack and out[2].title is None
     assert [(w.document, w.field, w.rule) for w in withheld] == [(1, "text", "learned"), (3, "title", "learned")]
-    assert "Tarnby" not in seen and not any(s == attack for s in seen)  # sentences (a short title is not one), none trusted
+    assert "Tarnby" not in seen and not any(s == attack for s in seen)  # sentences, no short title, none trusted
     assert screen_documents(docs)[1] == []  # without a classifier: the rules alone, which keep these
     one_paragraph = Document(text=f"{STATEMENTS[0]} {MISSED_BY_RULES[0]}")  # whoever wrote one wrote the other
     out, withheld = screen_documents([one_paragraph], classifier)
