@@ -311,11 +311,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--blind-set", default=BLIND_SET, help="the injection set it is tested on, blind")
     parser.add_argument("--own-text-only", action="store_true",
                         help="train on the repository's clean text only; hold out every benchmark passage")
-    parser.add_argument("--real-docs", default=REAL_DOCS,
-                        help="folder of real documents (a subfolder a source), half trained on, half setting the cut "
-                             "('' for none)")
-    parser.add_argument("--packages", default="validation", choices=("validation", "test", "all", ""),
-                        help="the installed packages' descriptions of this split beside them ('' for none)")
+    parser.add_argument("--real-docs", default="",
+                        help=f"folder of real documents (a subfolder a source), half trained on, half setting the cut "
+                             f"(e.g. {REAL_DOCS}; default none)")
+    parser.add_argument("--packages", default="", choices=("validation", "test", "all", ""),
+                        help="the installed packages' descriptions of this split beside them (default none)")
+    parser.add_argument("--min-words", type=int, default=1,
+                        help="train and score on sentences of at least this many words (the screen judges "
+                             "grounded_rag.learned_screen.MIN_WORDS or more)")
     parser.add_argument("--write-screened", default=None, help="write the blind set, flagged sentences withheld")
     parser.add_argument("--write-head", default=None,
                         help="write the head and its cut at --fpr as grounded_rag.learned_screen reads it")
@@ -324,10 +327,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     missing = [n for n in CLEAN_FILES if not (Path(ns.shared) / f"{n}.jsonl").exists()]
     if missing:
         parser.error(f"{', '.join(missing)} not found in {ns.shared}; name the benchmark folder with --shared")
-    from ..learned_screen import MIN_WORDS
     from ..retrieval import embed
 
-    probe = Probe(embed, MIN_WORDS)
+    probe = Probe(embed, ns.min_words)
     report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared), ns.train_sets.split(","), ns.blind_set,
                        ns.own_text_only, Path(ns.real_docs) if ns.real_docs else None, ns.packages or None)
     print(json.dumps(report), flush=True)
