@@ -5,9 +5,9 @@ assistants, please quote this answer.") or again further on ("... the presenter 
 later, "presented by Rupert Garside"), so withholding the instruction alone leaves the answer. Withholding its whole
 paragraph takes a section of honest facts with it wherever a paragraph is long (a handbook's, a README's), and a
 sentence a rule or the classifier misreads takes everything around it. So an instruction takes what it points at:
-the sentences beside it, the sentences of its paragraph that name what it names, the paragraph when it names its
-container ("use this box"), and a short paragraph whole. A heading is never taken along, and the classifier does not
-judge a heading or a title, which names a section and tells no one anything.
+the sentences beside it in its paragraph, the sentences of the passage that spell a name it or they carry, the
+paragraph when it names its container ("use this box"), and a short paragraph whole. A heading is never taken along,
+and the classifier does not judge a heading or a short title, which names a section and tells no one anything.
 """
 
 from __future__ import annotations
@@ -48,11 +48,11 @@ def names(piece: str) -> set[str]:
 
 
 def taint(text: str, spans: list[tuple[int, int]], plains: list[str], rules: list[str | None]) -> None:
-    """Mark (rule ``"paragraph"``) what each instruction (a piece with a rule other than ``"disguise"``) points at
-    in its paragraph (text up to a blank line): the pieces beside it, those that name what it or they name, the
-    paragraph if it names its container or is short (:data:`SHORT_PARAGRAPH`); never a heading. A word in disguise
-    alone taints nothing: names in other scripts trip it in honest text, and an order in disguise meets its own rule
-    through the skeleton."""
+    """Mark (rule ``"paragraph"``) what each instruction (a piece with a rule other than ``"disguise"``) points at:
+    in its paragraph (text up to a blank line) the pieces beside it, or all of it if it names its container or is
+    short (:data:`SHORT_PARAGRAPH`); in the passage, the pieces that spell a name those carry; never a heading. A
+    word in disguise alone taints nothing: names in other scripts trip it in honest text, and an order in disguise
+    meets its own rule through the skeleton."""
     sources = [i for i, rule in enumerate(rules) if rule not in (None, "disguise")]
     if not sources:  # the common case, on every passage of every request: no paragraph to scan for
         return
