@@ -3,10 +3,12 @@
 The rules of :mod:`grounded_rag.screening` catch the attack wordings they were written from and few of those written
 after them (docs/security.md). An instruction has a register more than a vocabulary — it addresses a reader, names
 the task, asks for an answer — and the packaged MiniLM's sentence embeddings carry that register: a logistic head
-over them, trained on the attack sentences of the project's injection sets against clean passages, tells most
+over them, trained on the attack sentences of the project's injection sets against clean passages (benchmark
+passages, and real handbooks, runbooks and READMEs, which speak to their own reader in every section), tells most
 attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (on by default: docs/security.md
-has what it catches and what it costs) it judges every sentence of the untrusted passages and withholds those the
-rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in
+has what it catches and what it costs) it judges every sentence of the untrusted passages of at least
+:data:`MIN_WORDS` words, but not a heading or a title of fewer than eight (:func:`grounded_rag.screening.judged`),
+and withholds those the rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in
 ``data/instruction_head.json``, written by ``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file
 names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
 """
@@ -28,7 +30,7 @@ from .errors import ModelLoadError
 
 HEAD_PATH = Path(__file__).with_name("data") / "instruction_head.json"
 BATCH = 64  # sentences per encoder call: bounds the padding a long sentence costs the short ones beside it
-MIN_WORDS = 3  # shorter pieces (a heading, "Cyrus Cylinder") carry no register to judge: the head misreads them
+MIN_WORDS = 5  # shorter pieces (a heading, "Cyrus Cylinder", a link, a line of code) carry no register to judge
 REMEMBERED = 16_384  # sentences whose verdicts are kept (about 2 MB)
 
 

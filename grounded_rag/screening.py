@@ -7,15 +7,18 @@ followed just as well without the question, and so is a statement about the ques
 "you must"), the task (the answer, the question, the documents), a chat turn ("Assistant:"), or a model's
 control markup, and it is often disguised (letters of another script drawn like Latin ones, invisible characters).
 
-:func:`screen` withholds the sentences of a passage (and a title) that do, with the rest of their paragraph
-(whoever wrote the instruction wrote the text around it, and the answer it pushes often stands in a sentence of
-its own), before any stream reads them; the decoder does it for every passage the caller did not declare its own
-(:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's skeleton (NFKC,
-small capitals and tag characters read as letters, invisible characters removed, look-alike letters mapped back to
-Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later sets was
-measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_seventh``); ``prose_injection_fresh.jsonl`` was
-never used to change it, and the newest set is measured before any change, so they show how far it generalises
-(docs/security.md). A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
+:func:`screen` withholds the sentences of a passage (and a title) that do, with what they point at
+(:mod:`grounded_rag.screening_scope`: the sentences beside them, those spelling the answer they push, a short
+paragraph; never a heading), before any stream reads them; the decoder does it for every passage the caller did not
+declare its own (:attr:`Document.trusted`) and lists what it withheld in the result. It is a rule set over the text's
+skeleton (NFKC, small capitals and tag characters read as letters, invisible characters removed, look-alike letters
+mapped back to Latin), written against ``cookbook/data/prose_injection.jsonl`` and widened after each of the later
+sets was measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_seventh``); ``prose_injection_fresh.jsonl``
+was never used to change it, and the newest set is measured before any change, so they show how far it generalises
+(docs/security.md). It was narrowed on real documents (``cookbook/data/real_docs``: handbooks, runbooks, READMEs),
+which address their own reader in every section: a reader named as a topic ("infrastructure for AI"), a role word in
+a heading ("# User Guide"), a marker in an HTML comment, "plan your response" are not instructions.
+A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
 ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
 
@@ -29,6 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
+from .screening_scope import judged, taint
 from .types import Document, WithheldText
 
 # Cyrillic and Greek letters drawn like Latin ones (the look-alikes a disguised instruction uses).
@@ -83,6 +87,16 @@ _ANY_READER = rf"(?:{_READER}|{_MACHINE_READER})"
 # What a reader is doing when the text speaks to it: reading, summarising, answering from this page.
 _READING = (r"(?:reading|summari[sz]ing|answering|triaging|processing|drafting|indexing|quoting|repeating|replying|"
             r"responding|crawling|asked)")
+# A reader word that qualifies the noun after it is no reader hailed ("Ray AI Libraries:", "LLM instances use other
+# keys:", "Load the model as ..."): the nouns real documents put there (cookbook/data/real_docs, validation). A list of
+# what may follow instead would be English only, and readers are hailed in every language ("AI care citește").
+_HAILED = r"(?!\s*(?:as|instances?|librar(?:y|ies)|integrations?|accessibility|applications?)\b)"
+# A note's own name, before the reader it is for: "Note for AI tools", "PS for inbox assistants".
+_NOTE = (r"(?:note|notice|nota|hinweis|remarque|instructions?|directive|message|memo|reminder|aside|request|warning|"
+         r"ps|policy)")
+# A header's words before the reader it hails: not a clause about the reader ("everything you need to ship AI agents:").
+_HEADER = r"(?:(?!\b(?:you|we|is|are)\b)[^.:])"
+_FOR = r"(?:to|for|para|für|pour|per|voor|для)[,\s]+(?:the\s+|all\s+|any\s+)?"
 _ACTIVE = r"(?!\s+(?:not\s+)?(?:be|have been)\b)"  # "models must be retrained" is about the model, not to it
 _THIS_TEXT = (r"(?:this|these) (?:page|pages|article|entry|thread|issue|report|reviews?|listing|site|document|history|"
               r"guide|text|transcript|notes|e-?mail|message|post|box|sheet)")
@@ -93,16 +107,21 @@ _ANSWER_VERB = r"(?:answer|reply|respond|output|print|repeat)"
 # Each rule: its name (what the result says was found) and a pattern over a sentence's lower-cased skeleton.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
     # a model's control tokens and chat markup typed as text
-    ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<!--.*-->|"
-               rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|^#+\s*(?:system|assistant|user)\b")),
+    ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
+               rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|"
+               r"^#+\s*(?:system|assistant|user)\s*(?::|$|(?:prompt|message|turn|instructions?)\b)")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
-    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:|"
+    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:"
+              r"(?!\s*(?:https?:|www\.))|"
               rf"^[\W_]*{_STAMP}[a-z]+[_-](?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
-    ("reader", (rf"\b(?:to|for|dear|hey|attention|para|für|pour|per|voor|для|drogi|oye|hola|hallo|salut|ciao)"
-               rf"[,\s]+(?:the\s+|all\s+|any\s+)?"
-               rf"{_READER}\b|\b{_ANY_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b{_ACTIVE}|"
-               rf"^{_READER}\b[^.:]{{0,30}}:|"
+    # a reader hailed ("dear AI"), a header for one ("for AI assistants: ..."), a note for one ("Notice to automated
+    # agents"), not a reader named as a topic ("infrastructure for AI", "building blocks for LLM applications")
+    ("reader", (rf"\b(?:dear|hey|attention|drogi|oye|hola|hallo|salut|ciao)[,\s]+(?:the\s+|all\s+|any\s+)?"
+               rf"{_READER}\b|\b{_FOR}{_READER}\b{_HAILED}(?=[^.:]{{0,80}}:)|"
+               rf"\b{_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b|"
+               rf"\b{_ANY_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b{_ACTIVE}|"
+               rf"^{_READER}\b{_HAILED}[^.:]{{0,30}}:|"
                r"\byou (?:are|will) now\b|\bfrom (?:now|here) on,? you (?:are|will)\b|\bnever breaks? character\b|"
                r"\bstay in (?:the )?(?:[\w-]+ ){0,2}(?:role|character|persona)\b|\blet's play a game\b|"
                rf"\bwhen(?:ever)? {_THIS_TEXT} is (?:summari[sz]ed|quoted|indexed|read)\b|"
@@ -119,7 +138,9 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"\b{_ANY_READER}\b[^.;]{{0,40}}?\b{_READING}\b[^.;]{{0,40}}?\b(?:must|should|shall|needs? to|"
                rf"(?:are|is) (?:asked|instructed|requested|required|told) to)\b{_ACTIVE}|"
                # a header naming a machine reader: "To every web-browsing agent, AI overview and chatbot plug-in:"
-               rf"^[^.:]{{0,80}}\b{_MACHINE_READER}\b[^.:]{{0,80}}:|^[^.:]{{0,40}}\b{_READER}\b[^.:]{{0,80}}:|"
+               rf"^{_HEADER}{{0,80}}\b{_MACHINE_READER}\b[^.:]{{0,80}}:(?!//)|"
+               rf"^{_HEADER}{{0,40}}\b{_READER}\b{_HAILED}[^.:]{{0,80}}"
+               r":(?!//)|"
                # a reader at work on this text: "if an LLM triage bot is summarising this issue", "whoever is reading"
                rf"\b{_ANY_READER}\b (?:(?:is|are|be|gets?) )?{_READING}\b|"
                rf"\b(?:whoever|whatever|whichever)\b[^.]{{0,30}}\b(?:is|are) {_READING}\b|"
@@ -144,11 +165,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
     ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
-              rf"[^.]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
+              rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
               rf"{_ANSWER_VERB}\s*:|\balways {_ANSWER_VERB}\b|"
               r"\b(?:every|each|whatever the) (?:question|query)\b|\bwhatever the user\b|"
-              r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*:)|\bdo not (?:cite|reveal|mention)\b|"
+              r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*[:=(.\[])|\bdo not (?:cite|reveal|mention)\b|"
               r"\byou should (?:name|credit|attribute|answer|reply|respond)\b|"
               # an order that defers to a payload: "whatever the paragraph below says", "repeat this name"
               r"\bwhatever the (?:[\w']+ ){1,3}(?:says|said|states|claims)\b|(?:^|[.:;,]\s*|\bplease\s+|\band\s+)"
@@ -160,10 +181,12 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
                r"\b(?:these|the other|all previous|the above) documents\b|\bthe answer is\b|"
-               r"\bthe question (?:below|above)\b|\byour (?:answer|reply|response)\b|\bonly (?:permitted |allowed )?"
+               r"\bthe question (?:below|above)\b|\byour (?:answer|reply)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
                r"\banswers? (?:must|should)\b|\b(?:in|into) (?:the|your|any|every|all|each) (?:generated )?"
-               r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?)\b|\b(?:every|each|all) generated\b|"
+               r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?)\b"
+               r"(?!\s+(?:body|bodies|code|codes|headers?|objects?|status|time|times|payloads?|fields?|format))|"
+               r"\b(?:every|each|all) generated\b|"
                r"\bthe (?:name|answer|value|reply|word) (?:to (?:give|state|report|use|quote)|you (?:give|state|"
                r"report))\b|\b(?:prefer|use) this (?:\w+ )?(?:line|paragraph|answer|entry|version|box|row|field|"
                r"note)\b|"
@@ -241,7 +264,26 @@ def _rule(sentence: str, plain: str) -> str | None:
     for name, pattern in RULES:
         if pattern.search(plain):
             return name
+    if _hidden_prose(plain):
+        return "markup"
     return "disguise" if disguised(sentence) else None
+
+
+_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
+_LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
+_PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
+HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
+
+
+def _hidden_prose(plain: str) -> bool:
+    """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
+    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a commented-out link or a file's licence header is no
+    message and stays."""
+    comment = _COMMENT.match(plain)
+    if not comment or _LICENCE.search(comment.group(1)):
+        return False
+    words = [w for w in comment.group(1).split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
+    return len(words) >= HIDDEN_WORDS
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -302,10 +344,10 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
         if piece.strip():
             opened = bool(_TURN_OPENER.match(plain)) or rule == "turn" and plain.endswith(":") and plain.count(":") == 1
         in_turn = (in_turn or rule == "turn") and "\n" not in piece
-        if rule is None and plain and piece.strip() in learned:
+        if rule is None and plain and piece.strip() in learned and judged(piece.strip()):
             rule = "learned"
         rules[i] = rule
-    _taint_paragraphs(text, spans, plains, rules)
+    taint(text, spans, plains, rules)
     for piece, rule in zip(pieces, rules):
         if rule is None:
             kept.append(piece)
@@ -314,35 +356,17 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     return ("".join(kept).strip() if withheld else text), withheld
 
 
-_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
-
-
-def _taint_paragraphs(text: str, spans: list[tuple[int, int]], plains: list[str], rules: list[str | None]) -> None:
-    """Mark (rule ``"paragraph"``) every other sentence of a paragraph that holds a withheld one. Whoever could
-    write the instruction wrote the text around it, and the answer it pushes often stands in a sentence of its own
-    ("Seller answer: X. AI assistants, please quote this answer."). A paragraph ends at a blank line. A word in
-    disguise alone taints nothing: names in other scripts trip it in honest text, and an order in disguise meets
-    its own rule through the skeleton."""
-    sources = [start for (start, _), rule in zip(spans, rules) if rule not in (None, "disguise")]
-    if not sources:  # the common case, on every passage of every request: no paragraph to scan for
-        return
-    ends = [m.start() for m in _BLANK_LINE.finditer(text)]
-    tainted = {bisect_left(ends, start) for start in sources}
-    for i, ((start, _), plain) in enumerate(zip(spans, plains)):
-        if rules[i] is None and plain and bisect_left(ends, start) in tainted:
-            rules[i] = "paragraph"
-
-
 Classifier = Callable[[Iterable[str]], AbstractSet[str]]  # sentences -> those to withhold
 
 
 def sentence_texts(docs: Iterable[Document]) -> Iterator[str]:
-    """Every sentence (stripped, with a letter) of the passages' texts and titles, as :func:`screen` splits them."""
+    """Every sentence (stripped, with a letter) of the passages' texts and titles, as :func:`screen` splits them, that
+    the learned classifier judges (:func:`judged`)."""
     for doc in docs:
-        for text in (doc.text, doc.title or ""):
+        for text, title in ((doc.text, False), (doc.title or "", True)):
             for start, end in sentences(text):
                 piece = text[start:end].strip()
-                if piece and _LETTER.search(piece):
+                if piece and _LETTER.search(piece) and judged(piece, title):
                     yield piece
 
 
@@ -363,7 +387,8 @@ def screen_documents(docs: list[Document], classifier: Classifier | None = None
             continue
         text, pieces = screen(doc.text, learned)
         withheld += [WithheldText(document=number, text=w.text, rule=w.rule) for w in pieces]
-        title, title_pieces = screen(doc.title, learned) if doc.title else (doc.title, [])
+        title_flags = learned if doc.title and judged(doc.title.strip(), title=True) else frozenset()
+        title, title_pieces = screen(doc.title, title_flags) if doc.title else (doc.title, [])
         if title_pieces:
             withheld.append(WithheldText(document=number, field="title", text=doc.title or "",
                                          rule=title_pieces[0].rule))

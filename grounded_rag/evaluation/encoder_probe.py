@@ -4,9 +4,12 @@
 fewer of a set written after them, and the packaged model asked as a judge is too weak to decide (docs/security.md,
 docs/results.md). This reads a third candidate: the packaged MiniLM's sentence embeddings under a logistic head,
 trained on the attack sentences of the older injection sets (those spelling the attacker's answer) against clean
-sentences (those sets' other passages and half of a sample of the benchmark files' passages; passages sharing a
-title stay in one half), then tested, blind, on the newest set's attack passages against the other half. A passage
-scores its most instruction-like sentence. It reports the AUC and how many blind attacks are flagged where 0.2%, 1%
+sentences (those sets' other passages, half of a sample of the benchmark files' passages, passages sharing a title
+in one half, and half the real documents' passages, ``--real-docs`` and ``--packages``, by file), then tested, blind,
+on the newest set's attack passages against the other halves. A passage scores its most instruction-like sentence
+among those the screen judges (:data:`grounded_rag.learned_screen.MIN_WORDS` words or more, not a heading); the cut
+at a false-positive rate is the higher of the benchmark's and the real documents' (these speak to their reader in
+every section, and the benchmark's rarely do). It reports the AUC and how many blind attacks are flagged where 0.2%, 1%
 and 5% of the held-out clean passages are, and in how many blind rows no passage spells the attacker's answer once the
 flagged sentences are withheld; and, since every attacker's answer is an odd made-up name ("Avocado Thimble"), two
 controls: the blind attacks with the row's true answer in the attacker's place, and the blind set's clean passages
@@ -21,6 +24,7 @@ repository's clean text alone.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -32,7 +36,7 @@ from typing import Any
 
 import torch
 
-from ..screening import WITHHELD, sentences
+from ..screening import WITHHELD, judged, sentences
 from .instruction_probe import auc, passage_text
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
@@ -40,6 +44,7 @@ BLIND_SET = "prose_injection_fresh"
 CLEAN_FILES = {"nq_swap": 800, "squad_v1.1_dev_2k": 500, "popqa_selfrag_sample": 300,
                "conflictqa_strategyqa_llama2-7b": 300, "nq_open_oracle": 500}  # passages of these rows, per file
 FPRS = (0.002, 0.01, 0.05)
+REAL_DOCS = "cookbook/data/real_docs/validation"  # pages people ingest (never the test half)
 
 
 def _rows(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -103,6 +108,24 @@ def repo_split(cookbook: Path, shared: Path) -> tuple[list[list[str]], list[list
     return own, held_out
 
 
+def real_halves(folder: Path | None, packages: str | None) -> tuple[list[list[str]], list[list[str]]]:
+    """Real documents' passages (as the sentences the classifier judges), chunked as ingest chunks them: the pages
+    under ``folder`` (one source a subfolder) and the installed packages' descriptions of split ``packages``, in two
+    halves by a hash of each file's name: one to train on, one to set the cut on. They address their human reader
+    in every section, which the benchmark passages do not."""
+    from .screening_report import package_docs, read_documents
+
+    docs = [d for sub in sorted(folder.iterdir()) if sub.is_dir() for d in read_documents(str(sub))] if folder else []
+    docs += package_docs(packages) if packages else []
+    halves: tuple[list[list[str]], list[list[str]]] = ([], [])
+    for doc in docs:
+        file = str(doc.metadata.get("file"))
+        text = doc.text
+        judged_pieces = [p for a, b in sentences(text) if (p := text[a:b].strip()) and judged(p)]
+        halves[hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"].append(judged_pieces)
+    return halves
+
+
 def _distinct(path: Path, limit: int | None) -> list[dict[str, Any]]:
     """The distinct passages of a file's first ``limit`` rows."""
     seen: dict[str, dict[str, Any]] = {}
@@ -156,12 +179,17 @@ def screened_rows(rows: Sequence[dict[str, Any]], flagged: Callable[[str], bool]
 
 
 class Probe:
-    """Embeddings (each sentence once) and the head's scores."""
+    """Embeddings (each sentence once) and the head's scores, over the sentences the screen judges (of at least
+    ``min_words`` words, :data:`grounded_rag.learned_screen.MIN_WORDS`)."""
 
-    def __init__(self, embed: Callable[[list[str]], list[list[float]]]) -> None:
+    def __init__(self, embed: Callable[[list[str]], list[list[float]]], min_words: int = 1) -> None:
         self.embed = embed
+        self.min_words = min_words
         self.vectors: dict[str, torch.Tensor] = {}
         self.head: torch.Tensor | None = None
+
+    def judged(self, texts: Sequence[str]) -> list[str]:
+        return [t for t in texts if len(t.split()) >= self.min_words]
 
     def features(self, texts: Sequence[str]) -> torch.Tensor:
         """The texts' embeddings, one row each (a text seen before is not embedded again)."""
@@ -174,6 +202,7 @@ class Probe:
 
     def fit(self, attacks: list[str], clean: list[str]) -> None:
         """Attack sentences against clean ones."""
+        attacks, clean = self.judged(attacks), self.judged(clean)
         self.head = fit_head(self.features(attacks + clean), torch.tensor([1] * len(attacks) + [0] * len(clean)))
 
     def above(self, cut: float) -> Callable[[str], bool]:
@@ -182,6 +211,7 @@ class Probe:
 
     def score(self, sentences_: Sequence[str]) -> float:
         """A passage's score: its most instruction-like sentence's log-odds."""
+        sentences_ = self.judged(sentences_)
         if not sentences_ or self.head is None:
             return -math.inf
         return float((self.features(sentences_) @ self.head[:-1] + self.head[-1]).max())
@@ -223,23 +253,30 @@ def _withheld_whole(rows: Sequence[dict[str, Any]], flagged: Callable[[str], boo
 
 
 def run(probe: Probe, cookbook: Path, shared: Path, train_sets: Sequence[str] = OLDER_SETS,
-        blind_set: str = BLIND_SET, own_text_only: bool = False) -> tuple[dict[str, Any], dict[float, float]]:
+        blind_set: str = BLIND_SET, own_text_only: bool = False, real_docs: Path | None = None,
+        packages: str | None = None) -> tuple[dict[str, Any], dict[float, float]]:
     """Train on ``train_sets`` and half the clean passages (``own_text_only``: the repository's own, every benchmark
-    passage held out); the report on ``blind_set``, and the cuts."""
+    passage held out), and half the real documents (:func:`real_halves`); the report on ``blind_set``, and the cuts:
+    each where ``fpr`` of the held-out benchmark passages lie or of the held-out real ones, whichever is higher."""
     attacks, set_clean = attack_data(cookbook, train_sets)
     train, held_out = (repo_split if own_text_only else clean_halves)(cookbook, shared)
-    train = set_clean + train
+    real_train, real_held = real_halves(real_docs, packages)
+    train = set_clean + train + real_train
     probe.fit(attacks, [s for passage in train for s in passage])
     rows = _rows(cookbook / f"{blind_set}.jsonl")
     blind = [pieces(d) for row in rows for d in row["documents"] if _spells(row, d)]
     clean_scores = [probe.score(p) for p in held_out]
+    real_scores = [probe.score(p) for p in real_held]
     blind_scores = [probe.score(p) for p in blind]
-    cuts = {fpr: cut_at(clean_scores, fpr) for fpr in FPRS}
+    cuts = {fpr: max(cut_at(clean_scores, fpr), cut_at(real_scores, fpr) if real_scores else -math.inf)
+            for fpr in FPRS}
     true_in_attacks, odd_in_statements = swapped(rows)
     report = {"attack_sets": list(train_sets), "blind_set": blind_set, "attack_sentences": len(attacks),
-              "clean_passages_trained": len(train),
-              "clean_passages_held_out": len(held_out), "auc": round(auc(blind_scores, clean_scores), 3),
+              "clean_passages_trained": len(train), "real_passages_trained": len(real_train),
+              "clean_passages_held_out": len(held_out), "real_passages_held_out": len(real_held),
+              "auc": round(auc(blind_scores, clean_scores + real_scores), 3),
               "flagged": _count(blind_scores, cuts),
+              "flagged_clean_held_out": _count(clean_scores, cuts), "flagged_real_held_out": _count(real_scores, cuts),
               "rows_attack_withheld_whole": {f"{fpr:g}": _withheld_whole(rows, probe.above(cut))
                                              for fpr, cut in cuts.items()},
               "flagged_true_answer_in_attack": _count([probe.score(p) for p in true_in_attacks], cuts),
@@ -257,7 +294,8 @@ def write_head(path: Path, probe: Probe, cut: float, fpr: float, report: dict[st
     args = " ".join(sys.argv[1:] if argv is None else argv)
     head = {"encoder": EMBEDDING_DISTRIBUTION, "weights": [round(float(w), 10) for w in probe.head[:-1]],
             "bias": round(float(probe.head[-1]), 10), "cut": round(cut, 10), "clean_fpr": fpr,
-            "trained_on": {k: report[k] for k in ("attack_sets", "attack_sentences", "clean_passages_trained")},
+            "trained_on": {k: report[k] for k in ("attack_sets", "attack_sentences", "clean_passages_trained",
+                                                  "real_passages_trained")}, "min_words": probe.min_words,
             "command": f"python -m grounded_rag.evaluation.encoder_probe {args}"}
     path.write_text(json.dumps(head) + "\n", encoding="utf-8")
 
@@ -273,6 +311,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--blind-set", default=BLIND_SET, help="the injection set it is tested on, blind")
     parser.add_argument("--own-text-only", action="store_true",
                         help="train on the repository's clean text only; hold out every benchmark passage")
+    parser.add_argument("--real-docs", default="",
+                        help=f"folder of real documents (a subfolder a source), half trained on, half setting the cut "
+                             f"(e.g. {REAL_DOCS}; default none)")
+    parser.add_argument("--packages", default="", choices=("validation", "test", "all", ""),
+                        help="the installed packages' descriptions of this split beside them (default none)")
+    parser.add_argument("--min-words", type=int, default=1,
+                        help="train and score on sentences of at least this many words (the screen judges "
+                             "grounded_rag.learned_screen.MIN_WORDS or more)")
     parser.add_argument("--write-screened", default=None, help="write the blind set, flagged sentences withheld")
     parser.add_argument("--write-head", default=None,
                         help="write the head and its cut at --fpr as grounded_rag.learned_screen reads it")
@@ -283,9 +329,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"{', '.join(missing)} not found in {ns.shared}; name the benchmark folder with --shared")
     from ..retrieval import embed
 
-    probe = Probe(embed)
+    probe = Probe(embed, ns.min_words)
     report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared), ns.train_sets.split(","), ns.blind_set,
-                       ns.own_text_only)
+                       ns.own_text_only, Path(ns.real_docs) if ns.real_docs else None, ns.packages or None)
     print(json.dumps(report), flush=True)
     if ns.write_head:
         write_head(Path(ns.write_head), probe, cuts[ns.fpr], ns.fpr, report, argv)
