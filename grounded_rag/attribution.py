@@ -163,15 +163,6 @@ def token_offsets(tokenizer: PreTrainedTokenizerBase, token_ids: Sequence[int], 
     return out
 
 
-def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
-def support_of(gain: float) -> float:
-    """A passage's question gain (nats per question token) on the 0-1 support scale."""
-    return sigmoid(2.0 * gain)
-
-
 SOURCE_KEYS = ("source", "file_path", "file_name", "url")  # how loaders and vector stores name a passage's origin
 
 
@@ -336,82 +327,3 @@ def model_citations(answer: Answer, cited: Sequence[int]) -> list[Citation]:
             out.append(Citation(answer_start=match.start(), answer_end=match.end(), document=k, document_id=doc.id,
                                 title=doc.title, source=source_of(doc), kind="model"))
     return out
-
-
-def _names_a_fact(word: str) -> bool:
-    """A figure or a name: the word holds a digit, is a number word or starts with a capital ("1955", "six",
-    "Drasin", "TripDesk")."""
-    folded = word.casefold()  # "one" is more often a pronoun ("one of the landmarks") than a figure
-    return any(c.isdigit() for c in word) or (folded in NUMBER_WORDS and folded != "one") or word[:1].isupper()
-
-
-def _not_asked(question: str, said: Sequence[Word]) -> list[Word]:
-    """The words the question does not already say, nor nearly (the same first four letters: an answer that
-    misspells the question's name adds nothing)."""
-    asked = {x for w in words(question) for x in (w.norm, w.key)}  # "2 dollar" asks the answer's "two"
-    stems = {w[:4] for w in asked if len(w) >= 4 and w.isalpha()}  # "Clara" repeats the question's "Clarita"
-    return [w for w in said
-            if w.key not in asked and not (len(w.norm) >= 4 and w.norm.isalpha() and w.norm[:4] in stems)]
-
-
-def _claims(text: str, cut: bool) -> list[Word]:
-    """The text's content words, less a last word the token limit ``cut`` off (a fragment is not a claim)."""
-    said = [w for w in words(text) if w.content]
-    return said[:-1] if cut and said and said[-1].end == len(text) else said
-
-
-def says_more_than(question: str, text: str, cut: bool = False) -> bool:
-    """The text has a content word the question does not say: it tells something. A quote that restates the
-    question ("The Red Planet" for "Which planet is known as the Red Planet?") does not; nor does a last word the
-    token limit ``cut`` off (it may be a fragment)."""
-    return bool(_not_asked(question, _claims(text, cut)))
-
-
-def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]]
-                   ) -> tuple[list[Word], dict[int, set[int]]]:
-    """The words an answer's support is judged on, and for each of them the passages that ground it.
-
-    The words are its new facts: its content words the question does not already say, nor nearly (the same first
-    four letters: an answer that misspells the question's name adds nothing), only its figures and names where it
-    has any (the words around them may paraphrase). An answer that only restates the question ("The Eiffel" cut by a
-    stop string) is judged on its content words; one without any ("Yes.") on none; a last word cut off by the token
-    limit is not judged. The passages that spell a word ground it (a figure in digits or in words beside a content
-    word both spell: "six months" spells "6 months"); a word no passage spells is grounded by those that raise its
-    tokens by at least ``EVIDENCE_NATS`` on average ("weekly" where the passage says "every week"), as :func:`cite`
-    cites a run none spells. Reading any passage raises words of another one (a passage about the VPN raises
-    "cafeteria", spelt by the passage about lunch, 5 nats over the question alone), so a raise does not count where
-    a passage spells the word. A name must be spelt: a passage that says "lumenfold" raises an invented
-    "LumenFox" too."""
-    said = _claims(answer.text, answer.cut)
-    new = _not_asked(answer.question, said)
-    judged = [w for w in new if _names_a_fact(answer.text[w.start:w.end])] or new or said
-    spelt = [{w.norm for w in words(d.text)} for d in answer.documents]
-    quoted = copy_spans(answer.text, [d.text for d in answer.documents])  # where "20 days" is "twenty days"
-    grounds: dict[int, set[int]] = {}
-    for i, w in enumerate(judged):
-        tokens = _tokens_in(offsets, w.start, w.end)
-        name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
-        grounds[i] = {d for d in range(len(answer.documents)) if w.norm in spelt[d]} | \
-            {d for span in quoted if span.start <= w.start < span.end for d, _, _ in span.sources} or \
-            {d for d in range(len(answer.documents))
-             if not name and tokens and evidence[d] and _mean([evidence[d][t] for t in tokens]) >= EVIDENCE_NATS}
-    return judged, grounds
-
-
-def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
-            gains: Sequence[float]) -> float:
-    """How well the passages support the answer, 0-1: the share of its judged words they ground (see
-    :func:`grounded_words`: its new facts) times how much the best passage grounding one is about the question
-    (``support_of`` its question gain). An answer without content words ("Yes.") is judged whole: the best passage
-    that raises its tokens by ``EVIDENCE_NATS``. 0 where nothing grounds it."""
-    new, grounds = grounded_words(answer, evidence, offsets)
-    if new:
-        grounding = set().union(*grounds.values())
-        covered = sum(bool(g) for g in grounds.values()) / len(new)
-    else:
-        tokens = list(range(len(answer.token_ids)))
-        grounding = {d for d, row in enumerate(evidence) if row and _mean([row[t] for t in tokens]) >= EVIDENCE_NATS}
-        covered = 1.0
-    if not grounding:
-        return 0.0
-    return round(covered * support_of(max(gains[d] for d in grounding)), 4)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .attribution import _claims, _names_a_fact, _not_asked, words
+from .attribution import words
+from .support import claims, names_a_fact, not_asked
 from .relevance import ABOUT_QUESTION_NATS
 from .types import Citation, Conflict, Document, GenerationResult
 
@@ -25,8 +26,8 @@ ALONE_TOKENS = 32  # what a passage read alone may say: a short answer, not an e
 def facts(question: str, text: str) -> set[str]:
     """What an answer claims that the question does not say: its figures and names (its other content words where it
     has none), as the words' keys (a figure in words is its digits)."""
-    said = _not_asked(question, _claims(text, False))
-    named = [w for w in said if _names_a_fact(text[w.start:w.end])]
+    said = not_asked(question, claims(text, False))
+    named = [w for w in said if names_a_fact(text[w.start:w.end])]
     return {w.key for w in (named or said)}
 
 

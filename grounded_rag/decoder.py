@@ -14,17 +14,7 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .attribution import (
-    Answer,
-    cite,
-    find_citations,
-    model_citations,
-    passage_evidence,
-    says_more_than,
-    support,
-    support_of,
-    token_offsets,
-)
+from .attribution import Answer, cite, find_citations, model_citations, passage_evidence, token_offsets
 from .config import INSIST_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
 from .conflicts import ALONE_TOKENS, candidates, disagrees, with_conflicts
 from .engine import RowInputs, Step, decode
@@ -40,6 +30,7 @@ from .relevance import question_likelihoods, relevant
 from .screening import screen_documents, sentence_texts
 from .spans import CopyState, DocumentSpans, document_tokens, end_tokens
 from .speedups import small_row_linears
+from .support import says_more_than, support, support_of
 from .taps import Datastore, build_datastore
 from .trust import retrieval_trust
 from .types import Citation, Document, GenerationResult, Prompts, TraceStep, WithheldText

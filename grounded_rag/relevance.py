@@ -52,7 +52,7 @@ def question_likelihoods(
     """:func:`question_likelihood` for many questions at once: every passage of every request in one
     scoring call, so a batch's short passages share forward passes. A request whose documents are ``None`` gets one
     value: the question's likelihood after no passage at all (:func:`baseline_prompt`), which a passage's is read
-    against (:func:`grounded_rag.attribution.support_of`)."""
+    against (:func:`grounded_rag.support.support_of`)."""
     pairs = [(relevance_prompt(tokenizer, d) if d is not None else baseline_prompt(tokenizer),
               encode_text(tokenizer, question.strip()))
              for question, documents in requests for d in (documents if documents is not None else [None])]

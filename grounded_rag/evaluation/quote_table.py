@@ -5,7 +5,7 @@
 ``--out`` of ``grounded-rag eval --data FILE --split validation --no-tune --methods M,M+extractive`` (add
 ``--unanswerable`` for the twins): each row's answer of ``M`` is withheld where its support is below the support
 threshold, and then replaced by the same row's ``M+extractive`` answer where that quote's support reaches the quote
-threshold and it says more than the question (:func:`~grounded_rag.attribution.says_more_than`), as the decoder does.
+threshold and it says more than the question (:func:`~grounded_rag.support.says_more_than`), as the decoder does.
 For each threshold: right answers (the answer holds a gold answer), answers shown, and, for the unanswerable twins,
 answers shown where none should be.
 """
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..attribution import says_more_than
+from ..support import says_more_than
 from ..config import SUPPORT_THRESHOLD
 from .checkpoint import read_records
 from .metrics import substring_match

@@ -6,19 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grounded_rag.attribution import (
-    EVIDENCE_NATS,
-    Answer,
-    cite,
-    copy_spans,
-    find_citations,
-    grounded_words,
-    model_citations,
-    says_more_than,
-    support,
-    support_of,
-    words,
-)
+from grounded_rag.attribution import EVIDENCE_NATS, Answer, cite, copy_spans, find_citations, model_citations, words
+from grounded_rag.support import grounded_words, says_more_than, support, support_of
 from grounded_rag.types import Document, GenerationResult, Prompts, no_documents_metadata
 
 PASSAGES = ["Our Berlin office is at Kastanienallee 41, 10435 Berlin.", "The sales office is in Hamburg, at Speicherstadt 12."]
@@ -125,7 +114,8 @@ def test_a_raise_does_not_ground_a_word_another_passage_spells():
     raised = [[5.0] * 8, [9.0] * 8]  # both passages raise every word by more than EVIDENCE_NATS
     _, grounds = grounded_words(a, raised, spans(a.text))
     assert all(g == {1} for g in grounds.values())
-    assert support(a, raised, spans(a.text), [1.7, -1.0]) == pytest.approx(support_of(-1.0), abs=1e-4)
+    # its gain is the lunch passage's, not the VPN passage's, and its sentence speaks to none of the question's words
+    assert support(a, raised, spans(a.text), [1.7, -1.0]) == 0.0
     weekly = answer("It is paid weekly.", question="How often are staff paid?", passages=["Pay comes every week."])
     assert grounded_words(weekly, [[2.0] * 4], spans(weekly.text))[1] == {0: {0}}, "a word none spells: its raise"
     assert grounded_words(weekly, [[0.5] * 4], spans(weekly.text))[1] == {0: set()}, "a faint raise grounds nothing"
