@@ -9,14 +9,11 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import get_args
 
 from .config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
 
-if TYPE_CHECKING:
-    from .retrieval import SourceFile
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
@@ -189,7 +186,8 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     ready; an end to the search process). The hits embed the question here and send it over. Where a fork is not
     safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for; where the search process gives
     no answer (killed, out of memory, an error not the user's), it runs here too."""
-    from .retrieval import check_search, crash_error, existing_store
+    from .retrieval import check_search
+    from .store_checks import crash_error, existing_store
 
     existing_store(store)  # a store that is not there, or a bad k, is said at once, not after the model has loaded
     check_search(question, k)
@@ -335,39 +333,6 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ingest(ns: argparse.Namespace) -> int:
-    from .retrieval import ChromaStore, existing_store, read_files
-
-    if ns.remove:
-        existing_store(ns.store)  # a mistyped store is named, not made empty and reported as "removed 0 chunks"
-        with ChromaStore.writing(ns.store) as store:
-            removed = store.remove(ns.files)
-        print(f"removed {removed} chunks from {ns.store}")
-        return 0
-    sources = read_files(ns.files, chunk_chars=ns.chunk_chars)  # every file checked before anything is stored
-    with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
-        store.sweep()
-        added = sum(store.replace([source]) for source in _file_progress(sources))
-    for source in sources:
-        if not source.chunks:
-            print(f"{source.key}: no text (its chunks, if any, were removed)")
-    print(f"ingested {added} chunks from {len(sources)} file(s) into {ns.store}")
-    return 0
-
-
-def _file_progress(sources: Sequence[SourceFile]) -> Iterator[SourceFile]:
-    """The files one by one under a progress bar on stderr (a terminal only: a log gets the summary line), each
-    stored as it comes, so a long ingest shows where it is and a killed one keeps the files it finished."""
-    from tqdm import tqdm
-
-    shown = sys.stderr is not None and not sys.stderr.closed  # `2>&-` leaves no stream to draw on
-    bar = tqdm(sources, desc="ingesting", unit="file", file=sys.stderr, disable=None if shown else True)
-    for source in bar:
-        count = len(source.chunks)
-        bar.set_postfix_str(f"{Path(source.given or source.key).name}: {count} chunk{'s' * (count != 1)}")
-        yield source
-
-
 def cmd_eval(ns: argparse.Namespace) -> int:
     from .evaluation.harness import run_eval
 
@@ -430,7 +395,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
                   "pip install 'grounded-rag[serve]'", file=sys.stderr)
             return 2
         if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
-            from .retrieval import check_store_apart
+            from .store_checks import check_store_apart
 
             check_store_apart(ns.store)
         settings = ServeSettings(
@@ -477,17 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--model", default=None)
     prep.set_defaults(func=cmd_prepare)
 
-    ingest = sub.add_parser("ingest", help="chunk text/markdown files into a Chroma store")
-    ingest.add_argument("files", nargs="+", help="text or markdown files (UTF-8), or folders: their .md, .markdown, "
-                                                 ".txt, .text and .rst files, in subfolders too")
-    ingest.add_argument("--store", required=True, help="the store's folder (made if missing; ask --store DIR reads it)")
-    ingest.add_argument("--chunk-chars", type=int, default=800,
-                        help="largest chunk, in characters: paragraphs are packed up to it (default: 800)")
-    ingest.add_argument("--remove", action="store_true",
-                        help="delete these files' chunks (a folder: every file under it) from the store instead "
-                             "(the files need not exist)")
-    ingest.set_defaults(func=cmd_ingest)
+    from .ingest import add_parser as ingest_parser
 
+    ingest_parser(sub)
     _serve_parser(sub)
     _eval_parser(sub)
     for command in sub.choices.values():  # an option the command does not have is said with that command's usage
