@@ -346,74 +346,6 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only."""
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name: it may resolve to any interface
-
-
-def _check_port(host: str, port: int) -> None:
-    """Bind ``host:port`` once and let it go, so that a port in use is said before the model loads, not after (the
-    server binds it again, as uvicorn does, with SO_REUSEADDR)."""
-    import socket
-
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                              flags=socket.AI_PASSIVE)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(address)
-    except OSError as exc:
-        raise InputError(f"cannot listen on --host {host} --port {port}: {exc.strerror or exc} (another server on "
-                         "that port? pass a free --port; a --host this machine has)") from None
-
-
-def cmd_serve(ns: argparse.Namespace) -> int:
-    if ns.api_key == "":  # --api-key "$KEY" with KEY unset: not a server without a key
-        print("grounded-rag: --api-key is empty (an unset shell variable?); pass the key, or leave --api-key out",
-              file=sys.stderr)
-        return 2
-    key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
-    if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
-        print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "
-              "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
-              "use it", file=sys.stderr)
-        return 2
-    _check_port(ns.host, ns.port)  # before the model loads, as the store below
-    with _startup(ns.own_process and not ns.ray):  # Ray's replicas load the model in processes of their own
-        try:
-            from .serving.server import build_app, run
-            from .serving.settings import ServeSettings
-        except ImportError as exc:
-            print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
-                  "pip install 'grounded-rag[serve]'", file=sys.stderr)
-            return 2
-        if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
-            from .store_checks import check_store_apart
-
-            check_store_apart(ns.store)
-        settings = ServeSettings(
-            model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
-            max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens,
-            max_tokens_limit=ns.max_tokens_limit, api_key=key, store=ns.store, retrieve_k=ns.k,
-            rate_limit=ns.rate_limit,
-        )
-        app = None if ns.ray else build_app(settings)
-    if ns.ray:
-        from .serving.ray_app import run_on_ray
-
-        run_on_ray(settings, host=ns.host, port=ns.port, address=ns.ray_address, replicas=ns.replicas)
-    else:
-        run(app, settings, host=ns.host, port=ns.port, log_level=ns.log_level)
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     # No abbreviated options: "--stor" is a typo to be told, not "--store" guessed (and a later option could make
     # an abbreviation that works today ambiguous).
@@ -445,7 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .ingest import add_parser as ingest_parser
 
     ingest_parser(sub)
-    _serve_parser(sub)
+    from .serving.command import add_parser as serve_parser
+
+    serve_parser(sub)
     _eval_parser(sub)
     for command in sub.choices.values():  # an option the command does not have is said with that command's usage
         command.set_defaults(command_parser=command)
@@ -495,41 +429,6 @@ def _at_least(low: int):
             raise argparse.ArgumentTypeError(f"{number} is below {low}")
         return number
     return parse
-
-
-def _port(value: str) -> int:
-    """A TCP port; a larger number is refused here, where the OS would wrap it round to another port."""
-    port = int(value)
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{value} is not a TCP port; use 0 to 65535")
-    return port
-
-
-def _serve_parser(sub: argparse._SubParsersAction) -> None:
-    """`grounded-rag serve`: the OpenAI-compatible server and its batching and Ray settings."""
-    srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
-    srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=_port, default=8000, help="TCP port, 0 to 65535 (0: any free one)")
-    srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
-                     "documents are answered from the passages retrieved from it")
-    srv.add_argument("--k", type=int, default=3, help="with --store: passages retrieved per question")
-    srv.add_argument("--rate-limit", default=None, help="requests per client address, e.g. 60/minute (past it: 429 "
-                     "with Retry-After); default: none")
-    srv.add_argument("--served-model-name", default=None, help="the name clients pass as `model`")
-    srv.add_argument("--batch-window-ms", type=float, default=15.0, help="how long a request waits for others")
-    srv.add_argument("--max-batch-size", type=int, default=32)
-    srv.add_argument("--max-batch-tokens", type=int, default=65536)
-    srv.add_argument("--max-tokens-limit", type=int, default=1024, help="largest max_tokens a request may ask")
-    srv.add_argument("--log-level", default="info")
-    srv.add_argument("--api-key", default=None, help="require this key from clients (Authorization: Bearer KEY); "
-                     "better: set GROUNDED_RAG_API_KEY, which process listings do not show")
-    srv.add_argument("--allow-unauthenticated", action="store_true",
-                     help="serve a non-loopback --host without an API key")
-    srv.add_argument("--ray", action="store_true", help="run as a Ray Serve deployment (needs the 'ray' extra)")
-    srv.add_argument("--ray-address", default=None, help="a Ray cluster to join (default: RAY_ADDRESS or local)")
-    srv.add_argument("--replicas", default="auto", help="with --ray: a number, or 'auto' for autoscaling")
-    srv.set_defaults(func=cmd_serve)
 
 
 def _eval_parser(sub: argparse._SubParsersAction) -> None:
