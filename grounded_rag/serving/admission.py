@@ -99,8 +99,9 @@ def check_budget(cost: Cost, settings: ServeSettings) -> None:
 
 class Admission:
     """The bounded queue: every request taken and not yet answered counts, by number and by cost; once the model
-    thread has run some work, the seconds of work queued count too (its pace: cost per busy second, recent work
-    weighing most)."""
+    thread has run some work, the seconds of work a new request would wait behind count too (at its pace: cost per
+    busy second, recent work weighing most). A small request waits behind small work only: it runs inside a large
+    one's pauses (:mod:`~grounded_rag.serving.scheduler`); a large one waits behind everything."""
 
     DECAY = 0.95  # the weight of the pace measured so far, at each answer
 
@@ -109,6 +110,7 @@ class Admission:
         self.busy_s = busy_s
         self.count = 0
         self.cost = 0
+        self.small_cost = 0  # of the requests under large_request_cost
         self.refused = 0
         self._done_cost = 0.0
         self._done_busy = 0.0
@@ -122,57 +124,59 @@ class Admission:
         """Tokens of model work per busy second, once measured."""
         return self._done_cost / self._done_busy if self._done_busy > 0.5 else None
 
-    def wait_s(self, extra: int = 0) -> float | None:
-        """Seconds of work queued (and ``extra`` more), at the measured pace."""
+    def wait_s(self, large: bool = False) -> float | None:
+        """Seconds of work a new request (``large`` or not) would wait behind, at the measured pace."""
         pace = self.pace()
-        return None if pace is None else (self.cost + extra) / pace
+        return None if pace is None else (self.cost if large else self.small_cost) / pace
 
-    def saturated(self) -> str | None:
-        """Why the next request would be refused, or None."""
+    def saturated(self, cost: int = 0, large: bool = False) -> str | None:
+        """Why a new request (of this cost; ``large`` or not) would be refused, or None."""
         s = self.settings
         if self.count >= s.max_queued:
             return f"{self.count} requests wait for the model, this server's limit (max_queued)"
-        if self.cost >= self.max_cost:
-            return f"the requests waiting cost {self.cost} tokens of model work, this server's limit of {self.max_cost}"
-        wait = self.wait_s()
+        if self.count and self.cost + cost > self.max_cost or self.cost >= self.max_cost:
+            return (f"the requests waiting cost {self.cost} tokens of model work, and this one {cost}: over this "
+                    f"server's limit of {self.max_cost}")
+        wait = self.wait_s(large)
         if wait is not None and wait > s.max_queue_wait_s:
-            return (f"the requests waiting hold about {wait:.0f} s of work, over this server's limit of "
+            return (f"the requests ahead hold about {wait:.0f} s of work, over this server's limit of "
                     f"{s.max_queue_wait_s:.0f} s")
         return None
 
-    def admit(self, cost: int) -> None:
-        """Take a request of this cost into the queue, or raise Overloaded with a Retry-After."""
-        why = self.saturated()
-        if why is None and self.count and self.cost + cost > self.max_cost:
-            why = f"this request's cost with those waiting ({self.cost + cost}) is over this server's limit of " \
-                  f"{self.max_cost} tokens of model work"
+    def admit(self, cost: int, large: bool = False) -> None:
+        """Take a request of this cost into the queue (an empty queue takes any), or raise Overloaded with a
+        Retry-After."""
+        why = self.saturated(cost, large)
         if why is not None:
             self.refused += 1
             raise Overloaded(f"the server is busy: {why}; retry after the Retry-After header's seconds",
-                             self.retry_after())
+                             self.retry_after(large))
         self.count += 1
         self.cost += cost
+        self.small_cost += 0 if large else cost
 
-    def release(self, cost: int) -> None:
+    def release(self, cost: int, large: bool = False) -> None:
         """A request answered (or gone): it leaves the queue, and the pace learns from the work done."""
         self.count -= 1
         self.cost -= cost
+        self.small_cost -= 0 if large else cost
         busy = self.busy_s()
         self._done_cost = self._done_cost * self.DECAY + cost
         self._done_busy = self._done_busy * self.DECAY + (busy - self._busy_seen)
         self._busy_seen = busy
 
-    def retry_after(self) -> int:
+    def retry_after(self, large: bool = False) -> int:
         """Seconds until the queue has room again: the work over its limits, at the measured pace."""
         pace = self.pace()
         if pace is None:
             return MIN_RETRY_S
-        over = max(self.cost - self.max_cost, self.cost - pace * self.settings.max_queue_wait_s,
+        ahead = self.cost if large else self.small_cost
+        over = max(self.cost - self.max_cost, ahead - pace * self.settings.max_queue_wait_s,
                    self.cost / max(self.count, 1))  # at least one request's worth
         return int(min(MAX_RETRY_S, max(MIN_RETRY_S, math.ceil(over / pace))))
 
     def report(self) -> dict[str, object]:
-        """What /health says of the queue."""
+        """What /health says of the queue (for a small request: what a large one waits behind is in queued_cost)."""
         wait = self.wait_s()
         return {"queued": self.count, "queued_cost": self.cost, "max_queued_cost": self.max_cost,
                 "estimated_wait_s": None if wait is None else round(wait, 1), "refused_busy": self.refused,

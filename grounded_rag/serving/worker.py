@@ -364,16 +364,17 @@ class LocalBackend:
     async def generate(self, job: Job) -> Outcome:
         if self._task is None or self._wake is None:
             raise RuntimeError("the backend is not started (run the app under its lifespan)")
-        self.admission.admit(job.cost)
+        large = self.worker.level(job) == LARGE
+        self.admission.admit(job.cost, large)
         try:
-            if self.worker.level(job) == LARGE:
+            if large:
                 return await self._alone(job)
             fut = asyncio.get_running_loop().create_future()
             self._pending.append((job, fut))
             self._wake.set()
             return await fut
         finally:
-            self.admission.release(job.cost)
+            self.admission.release(job.cost, large)
 
     async def _alone(self, job: Job) -> Outcome:
         """A large job, decoded alone at the large level; a client that leaves takes its row out at the next token."""
@@ -388,16 +389,17 @@ class LocalBackend:
         return outcome
 
     async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
-        self.admission.admit(job.cost)
+        level = self.worker.level(job, streamed=True)
+        self.admission.admit(job.cost, level == LARGE)
         released = False
 
         def release() -> None:  # once the model thread is done with the stream, however it ended
             nonlocal released
             if not released:
                 released = True
-                self.admission.release(job.cost)
+                self.admission.release(job.cost, level == LARGE)
 
-        return await self.worker.start_stream(job, self.worker.level(job, streamed=True), on_done=release)
+        return await self.worker.start_stream(job, level, on_done=release)
 
     async def _loop(self) -> None:
         assert self._wake is not None

@@ -225,3 +225,21 @@ def test_keys_come_in_one_header_and_never_reach_the_access_log(decoder):
         thread.join(timeout=30)
     assert any("/v1/models?api_key=<withheld>" in line for line in lines.lines), lines.lines
     assert not any("s3cret" in line for line in lines.lines), lines.lines
+
+
+def test_the_load_test_reports_small_requests_beside_a_large_one_and_a_flood(decoder):
+    """The load test's fairness and flood scenarios (their figures are in docs/serving.md, not asserted here): each
+    small request answered, its p50/p95 alone and beside the large one; every flood request answered or refused with
+    Retry-After, none left hanging."""
+    from grounded_rag.serving.loadtest import _fairness, _flood, _small_body, large_request, make_requests
+
+    smalls = [_small_body(decoder.name, r, 4) for r in make_requests(2)]
+    with local_server(decoder, **SMALL) as (url, _):
+        fair = asyncio.run(_fairness(url, decoder.name, smalls, large_request(decoder.name, 6, 800, 8),
+                                     decoder.clear_cache))
+    assert fair["large"]["status"] == 200 and fair["small_beside_large"]["p95_ms"] > 0, fair
+    assert set(fair["small_alone"]) == {"p50_ms", "p95_ms"} and fair["overtook"] >= 1, fair
+    with local_server(decoder, max_queued=2, max_batch_size=2, **SMALL) as (url, _):
+        flood = asyncio.run(_flood(url, [_small_body(decoder.name, r, 4) for r in make_requests(6)], 0.3, GENEROUS_S))
+    assert set(flood["outcomes"]) <= {"200", "503"} and flood["outcomes"].get("200", 0) >= 2, flood
+    assert flood["refused"]["with_retry_after"] == flood["outcomes"].get("503", 0), flood
