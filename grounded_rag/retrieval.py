@@ -67,7 +67,9 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
     return sentence_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
 
 
-_QUERY_ENCODER_LOCK = threading.Lock()
+# Reentrant: a server's model thread may pause inside an encoding (between the encoder's layers, serving.scheduler)
+# and encode again for a smaller request before it goes on; other threads still take turns.
+_QUERY_ENCODER_LOCK = threading.RLock()
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +93,12 @@ def load_query_encoder() -> None:
     """Load the encoder of :func:`embed_queries` now (the learned screen, beside the model that will use it)."""
     with _QUERY_ENCODER_LOCK:
         _query_encoder()
+
+
+def query_encoder_layers() -> list:
+    """The layers of :func:`embed_queries`' encoder (loading it), where a server's model thread may pause."""
+    with _QUERY_ENCODER_LOCK:
+        return list(getattr(getattr(_query_encoder()[1], "encoder", None), "layer", None) or [])
 
 
 def embed_queries(texts: Sequence[str]) -> list[list[float]]:

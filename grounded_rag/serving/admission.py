@@ -100,10 +100,10 @@ def check_budget(cost: Cost, settings: ServeSettings) -> None:
 class Admission:
     """The bounded queue: every request taken and not yet answered counts, by number and by cost; once the model
     thread has run some work, the seconds of work a new request would wait behind count too (at its pace: cost per
-    busy second, recent work weighing most). A small request waits behind small work only: it runs inside a large
+    busy second, the last few minutes' work weighing most). A small request waits behind small work only: it runs inside a large
     one's pauses (:mod:`~grounded_rag.serving.scheduler`); a large one waits behind everything."""
 
-    DECAY = 0.95  # the weight of the pace measured so far, at each answer
+    MEMORY_S = 120.0  # busy seconds over which the pace forgets the work before
 
     def __init__(self, settings: ServeSettings, busy_s=lambda: 0.0) -> None:
         self.settings = settings
@@ -161,9 +161,10 @@ class Admission:
         self.cost -= cost
         self.small_cost -= 0 if large else cost
         busy = self.busy_s()
-        self._done_cost = self._done_cost * self.DECAY + cost
-        self._done_busy = self._done_busy * self.DECAY + (busy - self._busy_seen)
-        self._busy_seen = busy
+        spent, self._busy_seen = busy - self._busy_seen, busy
+        keep = math.exp(-spent / self.MEMORY_S)  # by time, not by answer: a batch's answers come at once
+        self._done_cost = self._done_cost * keep + cost
+        self._done_busy = self._done_busy * keep + spent
 
     def retry_after(self, large: bool = False) -> int:
         """Seconds until the queue has room again: the work over its limits, at the measured pace."""

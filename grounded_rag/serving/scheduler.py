@@ -48,7 +48,8 @@ class ModelThread(Executor):
         self._cond = threading.Condition()
         self._stack: list[_Work] = []  # the work running, innermost last
         self._closed = False
-        self.busy_s = 0.0  # seconds the thread has spent on work (top level), read by the admission's rate
+        self._busy = 0.0  # seconds spent on finished work
+        self._started: float | None = None  # when the work running now began
         self.stats = {"overtook": 0}  # pieces of work run inside a larger one's pause
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
@@ -68,6 +69,12 @@ class ModelThread(Executor):
             self._queues[level].append(work)
             self._cond.notify()
         return work.future
+
+    @property
+    def busy_s(self) -> float:
+        """Seconds the thread has spent on work, the work running now included (the admission's pace reads it)."""
+        started = self._started
+        return self._busy + (time.perf_counter() - started if started is not None else 0.0)
 
     def waiting(self) -> int:
         """Pieces of work queued, not yet begun."""
@@ -116,9 +123,10 @@ class ModelThread(Executor):
 
     def _serve(self) -> None:
         while (work := self._take()) is not None:
-            start = time.perf_counter()
+            self._started = time.perf_counter()
             self._run(work)
-            self.busy_s += time.perf_counter() - start
+            self._busy += time.perf_counter() - self._started
+            self._started = None
 
     def _run(self, work: _Work) -> None:
         if not work.future.set_running_or_notify_cancel():  # cancelled while it waited: costs nothing

@@ -23,6 +23,7 @@ from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError, ModelLoadError
 from ..inputs import Request
 from ..methods import get_method
+from ..retrieval import query_encoder_layers
 from ..types import Document, GenerationResult
 from .admission import Admission, CostCounter, Overloaded
 from .scheduler import LARGE, SMALL, STREAM, ModelThread
@@ -176,13 +177,16 @@ class ModelWorker:
         self._hooks = self._pause_between_layers()
 
     def _pause_between_layers(self) -> list[Any]:
-        """A pause point before each decoder layer (on the model thread, inside work that may pause)."""
+        """A pause point before each layer of the model and of the learned screen's encoder (on the model thread,
+        inside work that may pause): a long forward pass of either lets smaller work in."""
         if not self.executor.nesting:
             return []
         try:
-            layers = self.decoder.model.get_decoder().layers
-        except AttributeError:  # another layout: pauses between tokens only
-            return []
+            layers = list(self.decoder.model.get_decoder().layers)
+        except AttributeError:  # another layout: pauses between tokens (and in the encoder) only
+            layers = []
+        with contextlib.suppress(ModelLoadError):  # no encoder: the screen's requests are refused anyway
+            layers += query_encoder_layers()
         pause = self.executor.pause
         return [layer.register_forward_pre_hook(lambda _module, _args: pause(layer=True)) for layer in layers]
 

@@ -26,7 +26,7 @@ GENEROUS_S = 600  # how long a client waits: an upper bound on a loaded machine,
 LARGE_DOCS = [f"Report {i}. " + " ".join(f"The committee reviewed item {i}.{j} of the harbour budget and noted "
                                         f"its cost." for j in range(10)) for i in range(6)]
 LARGE_QUESTION = "What did the committee review?"
-SMALL = dict(large_request_cost=2000)  # the six reports (about 5,000 tokens of work) are large; three short passages not
+SMALL = dict(large_request_cost=2000)  # the six reports (about 5,000 tokens of work) are large; three passages not
 
 
 class Forwards:
@@ -126,7 +126,8 @@ def test_a_flood_is_answered_or_refused_with_retry_after_and_health_says_saturat
         assert after["status"] == "ok" and after["queued"] == 0 and after["queued_cost"] == 0, after
         assert after["refused_busy"] == statuses.count(503)
 
-    large = chat_body(decoder, documents=LARGE_DOCS, max_tokens=4, messages=[{"role": "user", "content": LARGE_QUESTION}])
+    large = chat_body(decoder, documents=LARGE_DOCS, max_tokens=4,
+                      messages=[{"role": "user", "content": LARGE_QUESTION}])
     with local_server(decoder, max_queued_cost=3000, **SMALL) as (url, backend):  # under one large request's cost
         async def two_large():
             async with httpx.AsyncClient(base_url=url, timeout=GENEROUS_S) as http:

@@ -90,7 +90,8 @@ def test_a_file_of_ten_thousand_chunks_goes_in_batches_shows_progress_and_answer
     assert main(["ingest", str(big), "--store", str(store), "--max-file-mb", "0.1"]) == 2
     err = capsys.readouterr().err
     size = f"{big.stat().st_size / 1e6:.1f} MB"
-    assert f"{big} is {size}, over ingest's limit of 0.1 MB a file; split it, or raise the limit with --max-file-mb" in err
+    assert f"{big} is {size}, over ingest's limit of 0.1 MB a file; split it, or raise the limit with " \
+           "--max-file-mb" in err
     assert "Traceback" not in err
 
 
