@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	# The integrations with their test extras (langchain-chroma, LlamaIndex's Chroma store, langchain-tests),
 	# the server (FastAPI/uvicorn) and its scale-out on Ray Serve.
-	$(PIP) install -q -e '.[test,eval,serve,ray]' -e './integrations/langchain[test]' -e './integrations/llama_index[test]'
+	$(PIP) install -q -e '.[test,eval,serve,ray,pdf]' -e './integrations/langchain[test]' -e './integrations/llama_index[test]'
 	# The packaged models: we want the files only, never their llama.cpp dependencies.
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES) $(GEMMA_PACKAGES)
 	$(PY) -m grounded_rag.cli prepare

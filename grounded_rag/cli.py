@@ -9,14 +9,11 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import get_args
 
 from .config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, MethodName
 from .errors import GroundedRAGError, InputError
 
-if TYPE_CHECKING:
-    from .retrieval import SourceFile
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
@@ -189,7 +186,8 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     ready; an end to the search process). The hits embed the question here and send it over. Where a fork is not
     safe (:func:`_fork_is_safe`), the search runs here when its hits are asked for; where the search process gives
     no answer (killed, out of memory, an error not the user's), it runs here too."""
-    from .retrieval import check_search, crash_error, existing_store
+    from .retrieval import check_search
+    from .store_checks import crash_error, existing_store
 
     existing_store(store)  # a store that is not there, or a bad k, is said at once, not after the model has loaded
     check_search(question, k)
@@ -335,39 +333,6 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ingest(ns: argparse.Namespace) -> int:
-    from .retrieval import ChromaStore, existing_store, read_files
-
-    if ns.remove:
-        existing_store(ns.store)  # a mistyped store is named, not made empty and reported as "removed 0 chunks"
-        with ChromaStore.writing(ns.store) as store:
-            removed = store.remove(ns.files)
-        print(f"removed {removed} chunks from {ns.store}")
-        return 0
-    sources = read_files(ns.files, chunk_chars=ns.chunk_chars)  # every file checked before anything is stored
-    with ChromaStore.writing(ns.store) as store:  # a concurrent ingest into the same store waits
-        store.sweep()
-        added = sum(store.replace([source]) for source in _file_progress(sources))
-    for source in sources:
-        if not source.chunks:
-            print(f"{source.key}: no text (its chunks, if any, were removed)")
-    print(f"ingested {added} chunks from {len(sources)} file(s) into {ns.store}")
-    return 0
-
-
-def _file_progress(sources: Sequence[SourceFile]) -> Iterator[SourceFile]:
-    """The files one by one under a progress bar on stderr (a terminal only: a log gets the summary line), each
-    stored as it comes, so a long ingest shows where it is and a killed one keeps the files it finished."""
-    from tqdm import tqdm
-
-    shown = sys.stderr is not None and not sys.stderr.closed  # `2>&-` leaves no stream to draw on
-    bar = tqdm(sources, desc="ingesting", unit="file", file=sys.stderr, disable=None if shown else True)
-    for source in bar:
-        count = len(source.chunks)
-        bar.set_postfix_str(f"{Path(source.given or source.key).name}: {count} chunk{'s' * (count != 1)}")
-        yield source
-
-
 def cmd_eval(ns: argparse.Namespace) -> int:
     from .evaluation.harness import run_eval
 
@@ -378,74 +343,6 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
         support_threshold=ns.support_threshold, dry_run=ns.dry_run, pool=ns.pool, rename=ns.rename_attacks,
     )
-    return 0
-
-
-def _loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only."""
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name: it may resolve to any interface
-
-
-def _check_port(host: str, port: int) -> None:
-    """Bind ``host:port`` once and let it go, so that a port in use is said before the model loads, not after (the
-    server binds it again, as uvicorn does, with SO_REUSEADDR)."""
-    import socket
-
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                              flags=socket.AI_PASSIVE)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(address)
-    except OSError as exc:
-        raise InputError(f"cannot listen on --host {host} --port {port}: {exc.strerror or exc} (another server on "
-                         "that port? pass a free --port; a --host this machine has)") from None
-
-
-def cmd_serve(ns: argparse.Namespace) -> int:
-    if ns.api_key == "":  # --api-key "$KEY" with KEY unset: not a server without a key
-        print("grounded-rag: --api-key is empty (an unset shell variable?); pass the key, or leave --api-key out",
-              file=sys.stderr)
-        return 2
-    key = ns.api_key or os.environ.get("GROUNDED_RAG_API_KEY") or None
-    if key is None and not _loopback(ns.host) and not ns.allow_unauthenticated:
-        print(f"grounded-rag: --host {ns.host} lets other machines reach the server, and it has no API key. Set "
-              "GROUNDED_RAG_API_KEY (or --api-key), or pass --allow-unauthenticated if anyone who can reach it may "
-              "use it", file=sys.stderr)
-        return 2
-    _check_port(ns.host, ns.port)  # before the model loads, as the store below
-    with _startup(ns.own_process and not ns.ray):  # Ray's replicas load the model in processes of their own
-        try:
-            from .serving.server import build_app, run
-            from .serving.settings import ServeSettings
-        except ImportError as exc:
-            print(f"grounded-rag: serving needs the 'serve' extra ({exc.name} is missing): "
-                  "pip install 'grounded-rag[serve]'", file=sys.stderr)
-            return 2
-        if ns.store is not None:  # before the model loads: a wrong folder or a damaged store is refused at once
-            from .retrieval import check_store_apart
-
-            check_store_apart(ns.store)
-        settings = ServeSettings(
-            model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
-            max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens,
-            max_tokens_limit=ns.max_tokens_limit, api_key=key, store=ns.store, retrieve_k=ns.k,
-            rate_limit=ns.rate_limit,
-        )
-        app = None if ns.ray else build_app(settings)
-    if ns.ray:
-        from .serving.ray_app import run_on_ray
-
-        run_on_ray(settings, host=ns.host, port=ns.port, address=ns.ray_address, replicas=ns.replicas)
-    else:
-        run(app, settings, host=ns.host, port=ns.port, log_level=ns.log_level)
     return 0
 
 
@@ -477,18 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--model", default=None)
     prep.set_defaults(func=cmd_prepare)
 
-    ingest = sub.add_parser("ingest", help="chunk text/markdown files into a Chroma store")
-    ingest.add_argument("files", nargs="+", help="text or markdown files (UTF-8), or folders: their .md, .markdown, "
-                                                 ".txt, .text and .rst files, in subfolders too")
-    ingest.add_argument("--store", required=True, help="the store's folder (made if missing; ask --store DIR reads it)")
-    ingest.add_argument("--chunk-chars", type=int, default=800,
-                        help="largest chunk, in characters: paragraphs are packed up to it (default: 800)")
-    ingest.add_argument("--remove", action="store_true",
-                        help="delete these files' chunks (a folder: every file under it) from the store instead "
-                             "(the files need not exist)")
-    ingest.set_defaults(func=cmd_ingest)
+    from .ingest import add_parser as ingest_parser
 
-    _serve_parser(sub)
+    ingest_parser(sub)
+    from .serving.command import add_parser as serve_parser
+
+    serve_parser(sub)
     _eval_parser(sub)
     for command in sub.choices.values():  # an option the command does not have is said with that command's usage
         command.set_defaults(command_parser=command)
@@ -538,41 +429,6 @@ def _at_least(low: int):
             raise argparse.ArgumentTypeError(f"{number} is below {low}")
         return number
     return parse
-
-
-def _port(value: str) -> int:
-    """A TCP port; a larger number is refused here, where the OS would wrap it round to another port."""
-    port = int(value)
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{value} is not a TCP port; use 0 to 65535")
-    return port
-
-
-def _serve_parser(sub: argparse._SubParsersAction) -> None:
-    """`grounded-rag serve`: the OpenAI-compatible server and its batching and Ray settings."""
-    srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
-    srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=_port, default=8000, help="TCP port, 0 to 65535 (0: any free one)")
-    srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
-                     "documents are answered from the passages retrieved from it")
-    srv.add_argument("--k", type=int, default=3, help="with --store: passages retrieved per question")
-    srv.add_argument("--rate-limit", default=None, help="requests per client address, e.g. 60/minute (past it: 429 "
-                     "with Retry-After); default: none")
-    srv.add_argument("--served-model-name", default=None, help="the name clients pass as `model`")
-    srv.add_argument("--batch-window-ms", type=float, default=15.0, help="how long a request waits for others")
-    srv.add_argument("--max-batch-size", type=int, default=32)
-    srv.add_argument("--max-batch-tokens", type=int, default=65536)
-    srv.add_argument("--max-tokens-limit", type=int, default=1024, help="largest max_tokens a request may ask")
-    srv.add_argument("--log-level", default="info")
-    srv.add_argument("--api-key", default=None, help="require this key from clients (Authorization: Bearer KEY); "
-                     "better: set GROUNDED_RAG_API_KEY, which process listings do not show")
-    srv.add_argument("--allow-unauthenticated", action="store_true",
-                     help="serve a non-loopback --host without an API key")
-    srv.add_argument("--ray", action="store_true", help="run as a Ray Serve deployment (needs the 'ray' extra)")
-    srv.add_argument("--ray-address", default=None, help="a Ray cluster to join (default: RAY_ADDRESS or local)")
-    srv.add_argument("--replicas", default="auto", help="with --ray: a number, or 'auto' for autoscaling")
-    srv.set_defaults(func=cmd_serve)
 
 
 def _eval_parser(sub: argparse._SubParsersAction) -> None:

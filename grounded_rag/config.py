@@ -21,6 +21,7 @@ DEPRECATED_METHODS: dict[str, str] = {"grounded_pmi_words": DEFAULT_METHOD}
 TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
+TOP_K_LIMIT = 1_000_000  # more tokens than any vocabulary: a larger top_k is a mistake (10**30 was taken)
 # Chosen on validation rows only (docs/citations.md has the table and the command behind it).
 SUPPORT_THRESHOLD = 0.35
 QUOTE_THRESHOLD = 0.8  # a withheld answer's extractive retry is shown from here: chosen on validation rows
@@ -88,7 +89,7 @@ class DecodingConfig(BaseModel):
         0.1, ge=0, lt=1, description="grounded_pmi: keep tokens with p_full >= plausibility * max p_full; 0 keeps all"
     )
     temperature: float = Field(0.0, ge=0, description="0 = greedy; else at least 0.001")
-    top_k: int = Field(0, ge=0, description="0 disables top-k")
+    top_k: int = Field(0, ge=0, le=TOP_K_LIMIT, description="0 disables top-k; at most a vocabulary's size")
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus mass in (0, 1]")
     min_p: float = Field(0.0, ge=0, lt=1, description="min-p ratio in [0, 1); 0 disables")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="sampling seed, a 63-bit whole number")

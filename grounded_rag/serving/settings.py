@@ -33,7 +33,23 @@ class ServeSettings(BaseModel):
     max_request_bytes: int = Field(
         2_000_000, ge=4096, description="a request body's size: refused (413) before it is read whole")
     max_queued: int = Field(
-        256, ge=1, description="requests waiting for the model (batched and streamed); past it: 503 with Retry-After")
+        64, ge=1, description="requests taken and not yet answered (batched and streamed): two rounds of the default "
+        "batch; past it: 503 with Retry-After")
+    max_request_cost: int = Field(
+        65536, ge=256, description="a request's model work, in tokens: its prompt (at most the context window) and "
+        "new tokens, each times its streams, plus its passages' relevance pass; over it: 413 before any model work")
+    large_request_cost: int = Field(
+        8192, ge=1, description="a request costing more runs alone, and smaller requests run between its layers and "
+        "its tokens (on a CPU) or before it (on a GPU)")
+    max_queued_cost: int | None = Field(
+        None, ge=256, description="the cost of every request taken and not yet answered; past it: 503 with "
+        "Retry-After; default: twice max_request_cost")
+    max_queue_wait_s: float = Field(
+        60.0, gt=0, description="the seconds of work the queue may hold, at the pace the server has measured; past "
+        "it: 503 with a Retry-After of the excess")
+    stream_stall_s: float = Field(
+        30.0, gt=0, description="a stream whose client has read nothing for this long while its answer waits to be "
+        "sent is stopped (its decoding pauses before that)")
     store: str | None = Field(
         None, description="a folder made by `grounded-rag ingest`: a request without documents is answered from the "
         "passages retrieved from it for its question")

@@ -1,5 +1,6 @@
-"""The model side of the server: one thread owns the model, batches are grouped by config and packed
-under a token budget, and streams are bridged from that thread to the event loop.
+"""The model side of the server: one thread owns the model (:mod:`~grounded_rag.serving.scheduler`: small work
+runs inside large work's pauses), batches are grouped by config and packed under a token budget, and streams are
+bridged from that thread to the event loop.
 
 Torch runs in a single worker thread so the event loop stays free to accept requests while a batch
 decodes; every call into the decoder (tokenizer included) happens on that thread.
@@ -8,10 +9,11 @@ decodes; every call into the decoder (tokenizer included) happens on that thread
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 import warnings
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +23,13 @@ from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError, ModelLoadError
 from ..inputs import Request
 from ..methods import get_method
+from ..retrieval import query_encoder_layers
 from ..types import Document, GenerationResult
+from .admission import Admission, CostCounter, Overloaded
+from .scheduler import LARGE, SMALL, STREAM, ModelThread
 from .settings import ServeSettings
+
+__all__ = ["Job", "Outcome", "ModelWorker", "LocalBackend", "Overloaded", "run_jobs", "pack", "warm_up"]
 
 
 @dataclass(eq=False)
@@ -33,6 +40,7 @@ class Job:
     documents: list[Document]
     config: DecodingConfig
     trace: bool = False
+    cost: int = 0  # tokens of model work (serving.admission), counted before the model runs
 
     @property
     def key(self) -> str:
@@ -122,14 +130,21 @@ def _of(gone: Callable[[], Sequence[bool]] | None, batch: Sequence[_Planned]) ->
 
 @dataclass
 class StreamHandle:
-    """A stream decoding on the model thread; ``events`` receives pieces, then the final outcome."""
+    """A stream decoding on the model thread; ``events`` receives pieces, then the final outcome. ``sent`` and
+    ``read`` count the pieces put by the model thread and taken by the response: a client that stops reading shows
+    as pieces left unread."""
 
     events: asyncio.Queue = field(default_factory=asyncio.Queue)
     cancelled: bool = False
+    sent: int = 0
+    read: int = 0
 
 
-class Overloaded(Exception):
-    """More requests wait for the model than the server queues (``max_queued``): refused with 503 and Retry-After."""
+class StreamStalled(Exception):
+    """The client read nothing of its stream for ``stream_stall_s``: its decoding was stopped."""
+
+
+STREAM_LAG = 64  # pieces a stream may run ahead of its reader before its decoding pauses
 
 
 def warm_up(decoder: GroundedDecoder) -> None:
@@ -148,36 +163,62 @@ def warm_up(decoder: GroundedDecoder) -> None:
 
 
 class ModelWorker:
-    """Owns the decoder and the one thread that runs it."""
+    """Owns the decoder and the one thread that runs it (a :class:`ModelThread`, whose pauses between the model's
+    layers come from hooks on them, removed by :meth:`close`), and counts requests' costs beside it."""
 
-    def __init__(self, decoder: GroundedDecoder, settings: ServeSettings,
-                 executor: ThreadPoolExecutor | None = None) -> None:
+    def __init__(self, decoder: GroundedDecoder, settings: ServeSettings, executor: ModelThread | None = None) -> None:
         self.decoder = decoder
         self.settings = settings
-        self.executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
+        self.executor = executor or ModelThread()
+        self.executor.nesting = decoder.graphs is None  # a GPU's graphs replay over buffers a nested decode would use
         self.executor.submit(warm_up, decoder).result()  # a GPU's compile and capture before the first request
-        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0, "refused_busy": 0}
-        self.streams_waiting = 0  # streams submitted to the model thread that have not started
+        self.stats = {"batches": 0, "batched_requests": 0, "largest_batch": 0, "streams": 0, "streams_stopped": 0}
+        self.counter = CostCounter(decoder.tokenizer, decoder.context_window)
+        self._hooks = self._pause_between_layers()
+
+    def _pause_between_layers(self) -> list[Any]:
+        """A pause point before each layer of the model and of the learned screen's encoder (on the model thread,
+        inside work that may pause): a long forward pass of either lets smaller work in."""
+        if not self.executor.nesting:
+            return []
+        try:
+            layers = list(self.decoder.model.get_decoder().layers)
+        except AttributeError:  # another layout: pauses between tokens (and in the encoder) only
+            layers = []
+        with contextlib.suppress(ModelLoadError):  # no encoder: the screen's requests are refused anyway
+            layers += query_encoder_layers()
+        pause = self.executor.pause
+        return [layer.register_forward_pre_hook(lambda _module, _args: pause(layer=True)) for layer in layers]
 
     @classmethod
     def load(cls, settings: ServeSettings) -> ModelWorker:
         """Load ``settings.model`` on the thread that will run it, so torch never runs on another (see :meth:`call`)."""
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grounded-model")
-        return cls(executor.submit(GroundedDecoder.from_pretrained, settings.model).result(), settings, executor)
+        thread = ModelThread()
+        return cls(thread.submit(GroundedDecoder.from_pretrained, settings.model).result(), settings, thread)
 
     @property
     def model_name(self) -> str:
         return self.settings.served_model_name or self.decoder.name
 
-    async def run(self, jobs: Sequence[Job], gone: Callable[[], Sequence[bool]] | None = None
+    def level(self, job: Job, streamed: bool = False) -> int:
+        """The scheduling level of a job (:mod:`~grounded_rag.serving.scheduler`) by its cost."""
+        return LARGE if job.cost > self.settings.large_request_cost else STREAM if streamed else SMALL
+
+    async def run(self, jobs: Sequence[Job], gone: Callable[[], Sequence[bool]] | None = None, level: int = SMALL
                   ) -> list[Outcome | Exception]:
-        """The jobs decoded on the model thread; ``gone`` says at every token which jobs' clients have left."""
-        loop = asyncio.get_running_loop()
+        """The jobs decoded on the model thread at ``level``; ``gone`` says at every token which jobs' clients have
+        left, and every token is a pause point."""
         self.stats["batches"] += 1
         self.stats["batched_requests"] += len(jobs)
         self.stats["largest_batch"] = max(self.stats["largest_batch"], len(jobs))
-        return await loop.run_in_executor(self.executor, run_jobs, self.decoder, list(jobs),
-                                          self.settings.max_batch_tokens, gone)
+
+        def pausing() -> Sequence[bool]:
+            self.executor.pause()
+            return gone() if gone is not None else [False] * len(jobs)
+
+        future = self.executor.submit_as(level, run_jobs, self.decoder, list(jobs), self.settings.max_batch_tokens,
+                                         pausing, layer_pauses=all(_layer_pauses(j) for j in jobs))
+        return await asyncio.wrap_future(future)
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the model thread. Torch work belongs there (a store's query embedding too): every other
@@ -191,16 +232,18 @@ class ModelWorker:
         return await asyncio.get_running_loop().run_in_executor(
             self.executor, lambda: tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"])
 
-    async def start_stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
-        """Validate on the model thread (so errors become a 4xx before any byte is sent), then stream.
+    async def start_stream(self, job: Job, level: int = STREAM, on_done: Callable[[], None] | None = None
+                           ) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
+        """Validate on the model thread (so errors become a 4xx before any byte is sent), then stream; ``on_done``
+        runs on the event loop once the model thread is done with the stream (answered, failed, left or stopped).
 
         Returns the prompt's token count and an iterator of (text piece, final outcome or None)."""
         loop = asyncio.get_running_loop()
         handle = StreamHandle()
         self.stats["streams"] += 1
-        self.streams_waiting += 1
         put = lambda item: loop.call_soon_threadsafe(handle.events.put_nowait, item)  # noqa: E731
-        loop.run_in_executor(self.executor, self._stream, job, handle, put)
+        done = (lambda: loop.call_soon_threadsafe(on_done)) if on_done is not None else None  # noqa: E731
+        self.executor.submit_as(level, self._stream, job, handle, put, done, layer_pauses=_layer_pauses(job))
         try:
             kind, value = await handle.events.get()
         except asyncio.CancelledError:  # the client left before its stream began: the model thread skips it
@@ -210,10 +253,16 @@ class ModelWorker:
             raise value
         return value, self._pieces(handle, value)
 
-    def _stream(self, job: Job, handle: StreamHandle, put) -> None:
-        self.streams_waiting -= 1  # an int's update is atomic under the GIL; read for the queue bound only
-        if handle.cancelled:  # the client left while it waited
-            return
+    def _stream(self, job: Job, handle: StreamHandle, put, done: Callable[[], None] | None) -> None:
+        try:
+            if not handle.cancelled:  # the client may have left while it waited
+                self._decode_stream(job, handle, put)
+        finally:
+            if done is not None:
+                with contextlib.suppress(RuntimeError):  # the event loop closed: nobody waits for the count
+                    done()
+
+    def _decode_stream(self, job: Job, handle: StreamHandle, put) -> None:
         method = get_method(job.config.method)
         try:
             with warnings.catch_warnings():  # the dropped documents are reported in the response instead
@@ -230,9 +279,27 @@ class ModelWorker:
                     if handle.cancelled:  # the client went away: free the model thread (checked every token)
                         return
                     if piece or result is not None:
+                        handle.sent += 1
                         put(("piece", (piece, result)))
+                    self.executor.pause()  # a token: smaller work waiting runs now
+                    if handle.sent - handle.read > STREAM_LAG and not self._reader_caught_up(handle):
+                        self.stats["streams_stopped"] += 1
+                        put(("error", StreamStalled(f"the client read nothing of this stream for "
+                                                    f"{self.settings.stream_stall_s:.0f} s; it was stopped")))
+                        return
         except Exception as exc:  # noqa: BLE001
             put(("error", exc))
+
+    def _reader_caught_up(self, handle: StreamHandle) -> bool:
+        """Pause a stream whose reader is behind (smaller work still runs meanwhile) until it has read half of what
+        waits for it; False once ``stream_stall_s`` pass without that, or the client leaves."""
+        deadline = time.monotonic() + self.settings.stream_stall_s
+        while handle.sent - handle.read > STREAM_LAG // 2:
+            if handle.cancelled or time.monotonic() > deadline:
+                return False
+            self.executor.pause()
+            time.sleep(0.02)
+        return True
 
     @staticmethod
     async def _pieces(handle: StreamHandle, prompt_tokens: int) -> AsyncIterator[tuple[str, Outcome | None]]:
@@ -241,6 +308,7 @@ class ModelWorker:
                 kind, value = await handle.events.get()
                 if kind == "error":
                     raise value
+                handle.read += 1
                 piece, result = value
                 yield piece, (Outcome(result, prompt_tokens) if result is not None else None)
                 if result is not None:
@@ -249,15 +317,26 @@ class ModelWorker:
             handle.cancelled = True
 
     def close(self) -> None:
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks = []
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.counter.close()
+
+
+def _layer_pauses(job: Job) -> bool:
+    """Whether a job's forward passes may pause between layers: not where its method taps their hidden states."""
+    return get_method(job.config.method).signal == "none"
 
 
 class LocalBackend:
-    """The single-process server's batcher.
+    """The single-process server's batcher and queue.
 
-    The first waiting request holds the door open for ``batch_window_ms``; everything queued by then
-    (and everything that queued while the previous batch decoded) joins, up to ``max_batch_size``.
-    Streams are decoded one at a time on the same model thread, in arrival order between batches.
+    Every request is admitted by cost (:class:`~grounded_rag.serving.admission.Admission`: past the queue's bounds,
+    503 with Retry-After). A request over ``large_request_cost`` runs alone at the model thread's large level, and
+    smaller work runs inside its pauses. For the rest, the first waiting request holds the door open for
+    ``batch_window_ms``; everything queued by then (and everything that queued while the previous batch decoded)
+    joins, up to ``max_batch_size``. Streams decode one at a time, and batches run between their tokens.
     """
 
     def __init__(self, decoder: GroundedDecoder | None = None, settings: ServeSettings | None = None,
@@ -266,6 +345,7 @@ class LocalBackend:
         if worker is None and decoder is None:
             raise ValueError("LocalBackend needs a decoder or a ModelWorker")
         self.worker = worker or ModelWorker(decoder, self.settings)  # type: ignore[arg-type]
+        self.admission = Admission(self.settings, busy_s=lambda: self.worker.executor.busy_s)
         self._pending: deque[tuple[Job, asyncio.Future]] = deque()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -281,24 +361,49 @@ class LocalBackend:
             fut.cancel()
         self.worker.close()
 
-    def admit(self) -> None:
-        """Refuse a new request while ``max_queued`` already wait for the model (batched or streamed)."""
-        if len(self._pending) + self.worker.streams_waiting >= self.settings.max_queued:
-            self.worker.stats["refused_busy"] += 1
-            raise Overloaded(f"{self.settings.max_queued} requests are already waiting for the model; retry shortly")
+    def load(self) -> dict[str, Any]:
+        """The queue, for /health."""
+        return {**self.admission.report(), "overtook": self.worker.executor.stats["overtook"]}
 
     async def generate(self, job: Job) -> Outcome:
         if self._task is None or self._wake is None:
             raise RuntimeError("the backend is not started (run the app under its lifespan)")
-        self.admit()
-        fut = asyncio.get_running_loop().create_future()
-        self._pending.append((job, fut))
-        self._wake.set()
-        return await fut
+        large = self.worker.level(job) == LARGE
+        self.admission.admit(job.cost, large)
+        try:
+            if large:
+                return await self._alone(job)
+            fut = asyncio.get_running_loop().create_future()
+            self._pending.append((job, fut))
+            self._wake.set()
+            return await fut
+        finally:
+            self.admission.release(job.cost, large)
+
+    async def _alone(self, job: Job) -> Outcome:
+        """A large job, decoded alone at the large level; a client that leaves takes its row out at the next token."""
+        left = [False]
+        try:
+            [outcome] = await self.worker.run([job], gone=lambda: left, level=LARGE)
+        except asyncio.CancelledError:
+            left[0] = True
+            raise
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
     async def stream(self, job: Job) -> tuple[int, AsyncIterator[tuple[str, Outcome | None]]]:
-        self.admit()
-        return await self.worker.start_stream(job)
+        level = self.worker.level(job, streamed=True)
+        self.admission.admit(job.cost, level == LARGE)
+        released = False
+
+        def release() -> None:  # once the model thread is done with the stream, however it ended
+            nonlocal released
+            if not released:
+                released = True
+                self.admission.release(job.cost, level == LARGE)
+
+        return await self.worker.start_stream(job, level, on_done=release)
 
     async def _loop(self) -> None:
         assert self._wake is not None

@@ -461,6 +461,8 @@ BAD = {
     # registered in this process by the evaluation package, and still not served
     "research ablation": (dict(decoding={"method": "pmi_words_cut"}), 400, "research ablation"),
     "bad setting": (dict(decoding={"rho_max": -1}), 400, "decoding.rho_max"),
+    "top_k past any vocabulary": (dict(decoding={"top_k": 10**30}), 400,
+                                  "decoding.top_k=1000000000000000000000000000000: Input should be less than or equal"),
     "setting past fp32": (dict(decoding={"method": "cad", "beta": 1e308}), 400, "decoding.beta=1e+308: must be at most"),
     "unknown setting": (dict(decoding={"rho": 2}), 400, "decoding.rho"),
     "top_p out of range": (dict(top_p=2), 400, "top_p"),
@@ -675,7 +677,7 @@ def test_a_full_queue_answers_503_and_an_abandoned_request_costs_no_decoding(dec
         first, second = asyncio.run(both())
         assert first.status_code == 200
         assert second.status_code == 503 and second.headers["retry-after"] == "1"
-        assert "waiting for the model" in second.json()["error"]["message"]
+        assert "1 requests wait for the model, this server's limit (max_queued)" in second.json()["error"]["message"]
 
         decoded = backend.worker.stats["batched_requests"]
         with pytest.raises(httpx.ReadTimeout):  # gives up inside the batch window

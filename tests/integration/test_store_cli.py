@@ -284,13 +284,16 @@ def _run_in_terminal(args: list[str]) -> tuple[int, str]:
 
 
 def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp_path):
-    """On a terminal, ingest shows a bar over the files with the one being stored; ask prints the answer and nothing
-    of Hugging Face's own bars ("Loading weights"), which told a user nothing."""
+    """On a terminal, ingest shows a bar over the chunks it embeds, naming the file being stored; ask prints the
+    answer and nothing of Hugging Face's own bars ("Loading weights"), which told a user nothing."""
+    from grounded_rag.retrieval import chunk_files
+
     store = tmp_path / "store"
     files = sorted(str(p) for p in COOKBOOK_DATA.glob("*.md"))
+    chunks = len(chunk_files(files))
     code, terminal = _run_in_terminal(["ingest", *files, "--store", str(store)])
     assert code == 0
-    assert f"{len(files)}/{len(files)}" in terminal and "ingesting" in terminal
+    assert f"{chunks}/{chunks}" in terminal and "ingesting" in terminal and "chunk" in terminal
     assert Path(files[-1]).name in terminal, "the bar names the file being stored"
     code, terminal = _run_in_terminal(["ask", "Where is the Eiffel Tower now?", "--store", str(store), "--local",
                                        "--max-new-tokens", "4"])
