@@ -342,6 +342,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
         support_threshold=ns.support_threshold, dry_run=ns.dry_run, pool=ns.pool, rename=ns.rename_attacks,
+        spread=ns.spread,
     )
     return 0
 
@@ -440,9 +441,12 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                          "distractors")
     ev.add_argument("--methods", default="standard,cad,grounded,grounded_contrast",
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
-                    "with +extractive, +relevant, +screened, +prompted, +quoted, +insisted or +according")
+                    "with +extractive, +relevant, +screened, +learned, +prompted, +quoted, +insisted, +according or +defaults")
     ev.add_argument("--model", default=None)
     ev.add_argument("--limit", type=_at_least(1), default=None)
+    ev.add_argument("--spread", action="store_true",
+                    help="--limit and --validation-limit take rows spread over the whole split (hashed ids), not its "
+                         "first rows (a file grouped by article, as SQuAD is)")
     ev.add_argument("--split", default="test", choices=["validation", "test"])
     ev.add_argument("--out", default="runs/eval")
     ev.add_argument("--batch-size", type=_at_least(1), default=8)

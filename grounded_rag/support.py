@@ -121,7 +121,7 @@ def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequen
 
 # Words that frame a question rather than name what it asks about ("how many", "what kind of", "the name of").
 QUESTION_FRAME = frozenset("many much long often kind kinds type types name named called number amount".split())
-COVERAGE_POWER = 1.0  # how hard a question word the answer's sentence leaves out weighs: chosen on validation rows
+COVERAGE_POWER = 0.5  # how hard a question word the answer's sentence leaves out weighs: chosen on validation rows
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+|\n+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$", re.MULTILINE)
 

@@ -8,6 +8,7 @@ hyperparameters are chosen on validation from a grid of the same size for every 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -159,6 +160,7 @@ class EvalRun:
     loglik: bool = True
     threshold: float | None = SUPPORT_THRESHOLD
     renamed: bool = False  # the attack files' attackers name other rows' answers (data.rename_attacks)
+    spread: bool = False  # --limit and --validation-limit sample the whole split (:func:`limited`)
 
 
 def _test_scores(run: EvalRun, test, dataset, spec, params, closed, memotrap) -> tuple[dict[str, list[float]], list]:
@@ -201,8 +203,8 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str], examples: list[Exampl
     if memotrap and any(option in spec for spec in methods for option in (EXTRACTIVE, PROMPTED, ACCORDING, DEFAULTS)):
         raise InputError(f"{path} is MemoTrap, whose answers complete the prompt rather than answer from a document; "
                          f"evaluate it without {EXTRACTIVE!r}, {PROMPTED!r}, {ACCORDING!r} and {DEFAULTS!r}")
-    test = _test_rows(examples, path, run.split, run.limit)
-    validation = split_examples(examples, "validation")[:run.validation_limit]
+    test = _test_rows(examples, path, run.split, run.limit, run.spread)
+    validation = limited(split_examples(examples, "validation"), run.validation_limit, run.spread)
     if distractors and not memotrap:
         test, validation = (add_distractors(rows, examples, distractors, run.seed) for rows in (test, validation))
     if run.inject and not memotrap:
@@ -212,9 +214,22 @@ def _rows(run: EvalRun, path: str, methods: Sequence[str], examples: list[Exampl
     return dataset, examples, test, validation
 
 
-def _test_rows(examples: list[Example], path: str, split: str, limit: int | None) -> list[Example]:
+def limited(rows: list[Example], limit: int | None, spread: bool = False) -> list[Example]:
+    """The first ``limit`` rows, or with ``spread`` the ``limit`` rows whose ids hash lowest: a sample over the whole
+    split (a file grouped by article gives its first rows from one article), the same on every run."""
+    if not limit:
+        return rows
+    if not spread:
+        return rows[:limit]
+    key = {ex.id: hashlib.sha1(f"spread:{ex.id}".encode(), usedforsecurity=False).hexdigest() for ex in rows}
+    keep = set(sorted(key, key=key.__getitem__)[:limit])
+    return [ex for ex in rows if ex.id in keep]
+
+
+def _test_rows(examples: list[Example], path: str, split: str, limit: int | None, spread: bool = False
+               ) -> list[Example]:
     """A file's rows to score; none is an error (said here, not as a report's missing key)."""
-    test = split_examples(examples, split)[:limit] if limit else split_examples(examples, split)
+    test = limited(split_examples(examples, split), limit, spread)
     if not test:
         raise InputError(f"{path} has no {split} rows ({len(examples)} rows in all; about 30% of the ids go to "
                          "validation, the rest to test): use a file with more rows, or the other --split")
@@ -413,7 +428,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
              loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
              support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False,
-             pool: bool = False, rename: bool = False) -> dict[str, Any]:
+             pool: bool = False, rename: bool = False, spread: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -430,7 +445,8 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     chooses each method's setting once, on every file's validation rows pooled (each file weighing the same), and
     reports how much of each validation margin over standard and CAD the test rows kept. A ``data`` entry
     ``FILE+Kdistractors`` is that file with K distractors whatever ``distractors`` says, so one run can pool a file
-    with and without them. ``rename``: :func:`rename_attacks` on each attack file (seeded by ``seed``; ``+renamed``)."""
+    with and without them. ``rename``: :func:`rename_attacks` on each attack file (seeded by ``seed``; ``+renamed``).
+    ``spread``: the limits take a sample over the whole split rather than its first rows (:func:`limited`)."""
     any_distractors = distractors or any(data_variant(path, 0)[1] for path in data)
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
     if pool and not tune:
@@ -445,7 +461,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     out_dir.mkdir(parents=True, exist_ok=True)
     run = EvalRun(GroundedDecoder.from_pretrained(model), grids, Checkpoint(out_dir / "generations.jsonl"), split,
                   limit, validation_limit, distractors, seed, inject, trusted, unanswerable, tune, batch_size,
-                  max_new_tokens, resamples, loglik, support_threshold, rename)
+                  max_new_tokens, resamples, loglik, support_threshold, rename, spread)
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
     report: dict[str, Any] = {"model": run.decoder.name, "split": split,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from grounded_rag.config import SUPPORT_THRESHOLD
+
 ROOT = Path(__file__).resolve().parents[2]
 FRAMEWORKS = ("langchain", "langchain_core", "langchain_classic", "llama_index")
 
@@ -82,7 +84,7 @@ def test_ask_help_offers_the_menu_only_with_every_default_shown():
     out = subprocess.run([sys.executable, "-m", "grounded_rag.cli", "ask", "--help"], capture_output=True, text=True,
                          check=True, env={"COLUMNS": "200", "PATH": ""}).stdout
     assert "--method {grounded_contrast,grounded,standard,cad,adacad,coiecd,cocoa,dola,knnlm}" in out
-    assert "(default: grounded_contrast)" in out and "(default: 0.35)" in out and "(default: 64)" in out
+    assert "(default: grounded_contrast)" in out and f"(default: {SUPPORT_THRESHOLD})" in out and "(default: 64)" in out
     assert "pmi_words_cut" not in out and "grounded_pmi" not in out
 
 
