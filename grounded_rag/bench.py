@@ -37,6 +37,7 @@ from typing import Any
 import torch
 
 from . import learned_screen
+from .backends import on_llama
 from .config import DecodingConfig
 from .decoder import GroundedDecoder
 from .engine import RowInputs, decode
@@ -147,7 +148,8 @@ def _status_mb(field: str) -> float | None:
 
 
 def generation_memory(model: str | None, method: str, new_tokens: int, question: str = QUESTION,
-                      documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
+                      documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None,
+                      backend: str = "auto") -> dict[str, float]:
     """Memory of one generation in this process, apart from loading the model.
 
     Loading peaks above the loaded state (conversion buffers) and the first forward pages in the
@@ -156,7 +158,7 @@ def generation_memory(model: str | None, method: str, new_tokens: int, question:
     ``/proc/self/clear_refs`` (Linux's peak-RSS reset) on a CPU. Returns ``loaded_mb`` (resident
     then), ``peak_mb`` (peak during the generation) and ``extra_mb`` (their difference).
     """
-    decoder = GroundedDecoder.from_pretrained(model)
+    decoder = GroundedDecoder.from_pretrained(model, backend=backend)
     settings = {"system_prompt": system_prompt} if system_prompt else {}
     decoder.generate("Warm-up.", ["Warm-up."], method="standard", max_new_tokens=1)  # pages the weights in
     learned_screen.warm()  # the screen's encoder, loaded before the peak is reset as a server loads it before serving
@@ -188,9 +190,10 @@ def generation_memory(model: str | None, method: str, new_tokens: int, question:
 
 
 def memory_in_subprocess(model: str | None, method: str, new_tokens: int, question: str = QUESTION,
-                         documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None) -> dict[str, float]:
+                         documents: Sequence[dict[str, str]] | None = None, system_prompt: str | None = None,
+                         backend: str = "auto") -> dict[str, float]:
     """:func:`generation_memory` in a fresh subprocess, so one method's allocations cannot hide in another's."""
-    args = json.dumps([model, method, new_tokens, question, documents, system_prompt])
+    args = json.dumps([model, method, new_tokens, question, documents, system_prompt, backend])
     code = ("import json,sys\nfrom grounded_rag.bench import generation_memory\n"
             "print(json.dumps(generation_memory(*json.loads(sys.argv[1]))))\n")
     out = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True)
@@ -203,9 +206,9 @@ _IN_PROCESS = """
 import json, statistics, sys, time
 from grounded_rag import GroundedDecoder
 from grounded_rag.retrieval import ChromaStore
-model, store_dir, question, runs = json.loads(sys.argv[1])
+model, store_dir, question, runs, backend = json.loads(sys.argv[1])
 t0 = time.perf_counter()
-decoder = GroundedDecoder.from_pretrained(model)
+decoder = GroundedDecoder.from_pretrained(model, backend=backend)
 store = ChromaStore.open(store_dir)
 t1 = time.perf_counter()
 times = []
@@ -220,7 +223,7 @@ print(json.dumps({"load_s": t1 - t0, "first_s": times[0], "warm_s": statistics.m
 
 
 def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], question: str = QUESTION,
-                         runs: int = 1) -> dict[str, float]:
+                         runs: int = 1, backend: str = "auto") -> dict[str, float]:
     """Seconds from typing ``grounded-rag ask --store`` to its answer (a whole process), next to what the same answer
     costs inside a process: loading the model and store, then one search and ``generate`` (the first call, then warm
     ones). Each in a fresh process, after an ingest of the benchmark passages. Then the same ``ask`` through a running
@@ -236,10 +239,10 @@ def first_answer_figures(model: str | None, docs: Sequence[dict[str, str]], ques
         store = str(Path(tmp) / "store")
         cli = [sys.executable, "-m", "grounded_rag.cli"]
         subprocess.run([*cli, "ingest", *files, "--store", store], capture_output=True, check=True)
-        model_args = ["--model", model] if model else []
+        model_args = (["--model", model] if model else []) + ["--backend", backend]
         ask = [*cli, "ask", question, "--store", store, "--no-sources", *model_args]
         process_s = _median_seconds(lambda: subprocess.run([*ask, "--local"], capture_output=True, check=True), runs)
-        out = subprocess.run([sys.executable, "-c", _IN_PROCESS, json.dumps([model, store, question, runs])],
+        out = subprocess.run([sys.executable, "-c", _IN_PROCESS, json.dumps([model, store, question, runs, backend])],
                              capture_output=True, text=True, check=True)
         if importlib.util.find_spec("fastapi") is None:  # no 'serve' extra: no server to ask through
             return _first_answer_report(process_s, json.loads(out.stdout.strip().splitlines()[-1]), None)
@@ -307,8 +310,15 @@ def _when_healthy(proc: subprocess.Popen, url: str, log: Any) -> str:
         time.sleep(0.5)
 
 
-def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5) -> dict[str, Any]:
-    decoder = GroundedDecoder.from_pretrained(model)
+def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5,
+                  backend: str = "auto") -> dict[str, Any]:
+    """The figures of the backend the model loads on: llama.cpp's against its own generation
+    (:mod:`grounded_rag.backends.llama_bench`), torch's as below."""
+    decoder = GroundedDecoder.from_pretrained(model, backend=backend)
+    if on_llama(decoder.model):
+        from .backends.llama_bench import run_llama_benchmark
+
+        return run_llama_benchmark(decoder, model, new_tokens, repeats)
     docs = bench_documents()
     default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
     med, std_prompts, gd_prompts = _method_medians(decoder, docs, default, new_tokens, repeats)
@@ -322,9 +332,9 @@ def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int =
 
     relevance_ms = statistics.median(_relevance_ms(decoder, docs) for _ in range(max(2, repeats // 2)))
     attribution = _attribution_figures(decoder, docs, new_tokens, max(2, repeats // 2))
-    mem_std = memory_in_subprocess(model, "standard", new_tokens)
-    mem_gd = memory_in_subprocess(model, "grounded", new_tokens)
-    first_answer = first_answer_figures(model, docs, runs=3)
+    mem_std = memory_in_subprocess(model, "standard", new_tokens, backend="torch")
+    mem_gd = memory_in_subprocess(model, "grounded", new_tokens, backend="torch")
+    first_answer = first_answer_figures(model, docs, runs=3, backend="torch")
     return {
         "model": decoder.name,
         "device": str(decoder.model.device),

@@ -259,7 +259,7 @@ def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | 
         with _startup(ns.own_process):
             from .decoder import GroundedDecoder
 
-            decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
+            decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model, backend=ns.backend))
         if hits is not None:
             found = hits()
             documents, scores = [h.document for h in found], [h.score for h in found]
@@ -316,7 +316,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     else:
         from .bench import run_benchmark
 
-        report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats)
+        report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats, backend=ns.backend)
     if ns.json:
         print(json.dumps(report, indent=2))
     else:
@@ -330,6 +330,15 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 
     location, name = resolve_model(ns.model, full_check=True)  # every checksum; rebuilds a damaged copy
     print(f"{name}: ready at {location}")
+    from .backends import llama_installed
+    from .models import gguf_source, is_gguf
+
+    if is_gguf(ns.model) and llama_installed():  # the llama.cpp backend's tokenizer, read from the GGUF once
+        from .backends.loading import gguf_tokenizer
+
+        gguf, _, key = gguf_source(ns.model)  # type: ignore[misc]
+        gguf_tokenizer(gguf, key)
+        print(f"{name}: tokenizer for llama.cpp ready")
     return 0
 
 
@@ -337,7 +346,8 @@ def cmd_eval(ns: argparse.Namespace) -> int:
     from .evaluation.harness import run_eval
 
     run_eval(
-        data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
+        data=ns.data, methods=ns.methods.split(","), model=ns.model, backend=ns.backend, limit=ns.limit,
+        split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
@@ -358,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="standard vs grounded speed and memory, as ratios")
     bench.add_argument("--model", default=None)
+    _backend_arg(bench)
     bench.add_argument("--new-tokens", type=int, default=32)
     bench.add_argument("--repeats", type=int, default=5)
     bench.add_argument("--json", action="store_true")
@@ -394,6 +405,12 @@ class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default is None else super()._get_help_string(action)
 
 
+def _backend_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", default="auto", choices=["auto", "torch", "llama_cpp"],
+                        help="where the model runs: llama_cpp (a GGUF file on llama.cpp), torch, or auto (llama.cpp "
+                             "for a GGUF on a CPU where llama-cpp-python is installed)")
+
+
 def _ask_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag ask`: one question over --doc passages or a store."""
     ask = sub.add_parser("ask", help="answer a question from documents (or a Chroma store)",
@@ -407,6 +424,7 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--store", help="a folder made by `grounded-rag ingest`: retrieve from it")
     ask.add_argument("--k", type=int, default=3, help="documents to retrieve from --store")
     ask.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    _backend_arg(ask)
     ask.add_argument("--server", default=None,
                      help="a running `grounded-rag serve` to answer through (default: GROUNDED_RAG_URL, else "
                           "http://127.0.0.1:8000 when a server of the same model and store runs there)")
@@ -443,6 +461,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                     help="comma-separated: menu methods and research ablations (docs/methods.md), each optionally "
                     "with +extractive, +relevant, +screened, +learned, +prompted, +quoted, +insisted, +according or +defaults")
     ev.add_argument("--model", default=None)
+    _backend_arg(ev)
     ev.add_argument("--limit", type=_at_least(1), default=None)
     ev.add_argument("--spread", action="store_true",
                     help="--limit and --validation-limit take rows spread over the whole split (hashed ids), not its "

@@ -107,10 +107,12 @@ class GroundedDecoder:
 
     @classmethod
     def from_pretrained(
-        cls, model: str | None = None, device: str | torch.device | None = None, dtype: torch.dtype | None = None
+        cls, model: str | None = None, device: str | torch.device | None = None, dtype: torch.dtype | None = None,
+        backend: str = "auto",
     ) -> GroundedDecoder:
-        """Load the embedded default (SmolLM2-135M-Instruct), a packaged alias, a .gguf file, an HF id or folder."""
-        m, tok, name = load_model(model, device=device, dtype=dtype)
+        """Load the embedded default (SmolLM2-135M-Instruct), a packaged alias, a .gguf file, an HF id or folder;
+        ``backend`` torch, llama_cpp or auto (llama.cpp for a GGUF on a CPU: grounded_rag.backends)."""
+        m, tok, name = load_model(model, device=device, dtype=dtype, backend=backend)
         return cls(m, tok, name)
 
     def _eos_ids(self) -> set[int]:
@@ -612,9 +614,9 @@ def _abstains(config: DecodingConfig, support_: float | None, request: Request) 
 
 
 @lru_cache(maxsize=4)
-def load_shared(model: str | None = None) -> GroundedDecoder:
-    """One loaded decoder per process and model name, shared by every framework wrapper."""
-    return GroundedDecoder.from_pretrained(model)
+def load_shared(model: str | None = None, backend: str = "auto") -> GroundedDecoder:
+    """One loaded decoder per process, model name and backend, shared by every framework wrapper."""
+    return GroundedDecoder.from_pretrained(model, backend=backend)
 
 
 def _reply_end(text: str, stops: Sequence[str], turn_ends: Sequence[str]) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 import torch
 from transformers import LogitsProcessorList, PreTrainedModel
 
+from .backends import on_llama
 from .config import DecodingConfig
 from .fusion import log_probs
 from .graphs import GraphPool, StaticStep
@@ -353,6 +354,11 @@ def decode(
     static KV caches (:mod:`grounded_rag.graphs`: CUDA graphs on a GPU, with a greedy step's fusion inside the graph:
     :class:`StepTail`), where finished questions' rows keep decoding unread. ``tree`` prefills each question's
     streams in one forward pass (the GPU default)."""
+    if on_llama(model):  # llama.cpp's logits, this module's fusion and sampling (grounded_rag.backends)
+        from .backends.llama_engine import decode as llama_decode
+
+        yield from llama_decode(model, method, prompts, inputs, config, pad_id, finished=finished, end_ids=end_ids)
+        return
     streams = method.streams
     if graphs is not None and method.signal != "none":
         raise ValueError(f"{method.name} reads hidden states through hooks, which a graph would not replay; "
@@ -462,6 +468,10 @@ def score_continuation(model: PreTrainedModel, method: Method, prompts: Sequence
                        inputs: RowInputs, config: DecodingConfig, pad_id: int, continuation: Sequence[int],
                        end_ids: Collection[int] | None = None) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
+    if on_llama(model):
+        from .backends.llama_engine import score_continuation as llama_score
+
+        return llama_score(model, method, prompts, inputs, config, pad_id, continuation, end_ids)
     total = 0.0
     with open_taps(model, method, config) as taps:
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)

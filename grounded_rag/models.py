@@ -33,6 +33,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, P
 
 from .config import DEFAULT_MODEL
 from .config import MODEL_ALIASES as ALIASES
+from .backends import choose_backend
 from .errors import GroundedRAGWarning, ModelLoadError
 
 
@@ -293,6 +294,30 @@ def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool
         steps.close()
 
 
+def is_gguf(name: str | None = None) -> bool:
+    """Whether ``name`` names a GGUF file (a packaged alias or a .gguf path), without reading it."""
+    name = ALIASES.get(name or DEFAULT_MODEL, name or DEFAULT_MODEL)
+    return name in PACKAGED or Path(name).suffix == ".gguf"
+
+
+def gguf_source(name: str | None = None) -> tuple[Path, str, str] | None:
+    """(the GGUF file, display name, a key naming its version) where ``name`` is a packaged alias (its file verified)
+    or a .gguf path; None for anything else (an HF id or folder). A user's file is keyed by its path, size and
+    modification time: hashing a file of several GB on every load would cost seconds."""
+    name = ALIASES.get(name or DEFAULT_MODEL, name or DEFAULT_MODEL)
+    if name in PACKAGED:
+        spec = PACKAGED[name]
+        return packaged_gguf_path(spec), spec.alias, spec.sha256
+    path = Path(name).expanduser()
+    if path.suffix != ".gguf":
+        return None
+    if not path.is_file():
+        raise ModelLoadError(f"GGUF file {path} does not exist")
+    stat = path.resolve().stat()
+    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
+    return path.resolve(), path.stem, key
+
+
 def resolve_model(name: str | None = None, full_check: bool = False) -> tuple[str, str]:
     """Map a user's model argument to (loadable folder or HF id, display name).
 
@@ -321,10 +346,21 @@ def load_model(
     name: str | None = None,
     device: str | torch.device | None = None,
     dtype: torch.dtype | None = None,
+    backend: str | None = "auto",
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, str]:
-    """Load (model, tokenizer, display name) ready for decoding, in eval mode."""
-    location, display = resolve_model(name)
+    """Load (model, tokenizer, display name) ready for decoding, in eval mode. ``backend``: ``torch``, ``llama_cpp``
+    (a GGUF file run by llama.cpp, :mod:`grounded_rag.backends`) or ``auto`` (llama.cpp for a GGUF on a CPU where
+    it is installed)."""
     device = torch.device(device) if device is not None else default_device()
+    if choose_backend(backend, is_gguf(name), device) == "llama_cpp":
+        source = gguf_source(name)
+        if source is None:
+            raise ModelLoadError(f"backend='llama_cpp' runs GGUF files; {name!r} is not one (pass a .gguf file or a "
+                                 f"packaged alias: {', '.join(sorted(PACKAGED))}), or load it with backend='torch'")
+        from .backends.loading import load_llama
+
+        return load_llama(*source, device)
+    location, display = resolve_model(name)
     dtype = dtype or default_dtype(device)
     try:
         tokenizer = AutoTokenizer.from_pretrained(location)

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 import torch
 from transformers import PreTrainedModel
 
+from .backends import on_llama
 from .prefill import pack_runs, prefill
 
 
@@ -23,6 +24,10 @@ def continuation_log_probs(
     rows add no padding and short ones share a pass), elsewhere in one left-padded batch; the head all
     rows of a pack share (a scoring template's system turn) runs once, and only the continuations'
     positions go through the LM head."""
+    if on_llama(model):  # llama.cpp scores its own prefix tree (grounded_rag.backends)
+        from .backends.llama_engine import continuation_log_probs as llama_log_probs
+
+        return llama_log_probs(model, pairs)
     ragged = model.device.type == "cpu" if ragged is None else ragged
     rows = [list(p) + list(c) for p, c in pairs]
     out: list[torch.Tensor | None] = [None] * len(rows)

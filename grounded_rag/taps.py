@@ -17,6 +17,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from .backends import require_torch
 from .errors import InputError
 from .fusion import log_probs
 
@@ -123,6 +124,7 @@ class Datastore:
 @torch.inference_mode()
 def build_datastore(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, passages: Sequence[str]) -> Datastore:
     """Encode each retrieved passage alone; every prefix's final hidden state keys its next token."""
+    require_torch(model, "kNN-LM's datastore")
     base, _, _, _ = _parts(model)
     keys, values = [], []
     for text in passages:

@@ -114,7 +114,7 @@ def score_record(rec: dict[str, Any], ex: Example, closed: str | None, threshold
 
 
 def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Example, model: str | None,
-                  new_tokens: int = 16, repeats: int = 3) -> dict[str, dict[str, float]]:
+                  new_tokens: int = 16, repeats: int = 3, backend: str = "auto") -> dict[str, dict[str, float]]:
     """Prefill ms, decode ms/token, tokens/s (medians, methods interleaved) and memory (own
     subprocess per method: resident after loading, peak during the generation, and the difference)
     on one benchmark example, measured in this run."""
@@ -134,7 +134,8 @@ def latency_table(decoder: GroundedDecoder, methods: Sequence[str], example: Exa
         decode_ms = sorted(d for _, d in runs[m])[len(runs[m]) // 2]
         table[m] = {"prefill_ms": prefill_ms, "decode_ms_per_token": decode_ms,
                     "tokens_per_s": 1000 * new_tokens / (prefill_ms + decode_ms * (new_tokens - 1)),
-                    **memory_in_subprocess(model, m, new_tokens, example.question, example.documents, EVAL_SYSTEM)}
+                    **memory_in_subprocess(model, m, new_tokens, example.question, example.documents, EVAL_SYSTEM,
+                                            backend)}
     return table
 
 
@@ -423,6 +424,7 @@ def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int 
 
 
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
+             backend: str = "auto",
              split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
              tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
              latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
@@ -459,7 +461,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         return {}
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    run = EvalRun(GroundedDecoder.from_pretrained(model), grids, Checkpoint(out_dir / "generations.jsonl"), split,
+    run = EvalRun(GroundedDecoder.from_pretrained(model, backend=backend), grids, Checkpoint(out_dir / "generations.jsonl"), split,
                   limit, validation_limit, distractors, seed, inject, trusted, unanswerable, tune, batch_size,
                   max_new_tokens, resamples, loglik, support_threshold, rename, spread)
     print("tuning grids (same budget for every tunable method):",
@@ -476,7 +478,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         report["pooled"] = {"settings": pooled, "margins": margins(report, pooled, REFERENCES)}
     if latency:
         names = list(dict.fromkeys(name for name, _ in grids.values()))  # extractive masks cost no forward pass
-        report["latency"] = latency_table(run.decoder, names, loaded[data[0]][0], model)
+        report["latency"] = latency_table(run.decoder, names, loaded[data[0]][0], model, backend=backend)
     write_atomic(out_dir / "report.json", json.dumps(report, indent=2))
     markdown = to_markdown(report)
     write_atomic(out_dir / "report.md", markdown)

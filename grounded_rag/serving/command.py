@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`grounded-rag serve`: the OpenAI-compatible server and its batching and Ray settings."""
     srv = sub.add_parser("serve", help="an OpenAI-compatible HTTP server with request batching")
     srv.add_argument("--model", default=None, help="packaged alias, .gguf file, HF id or folder")
+    srv.add_argument("--backend", default="auto", choices=["auto", "torch", "llama_cpp"],
+                     help="where the model runs: llama_cpp (a GGUF file on llama.cpp), torch, or auto (llama.cpp for "
+                          "a GGUF on a CPU where llama-cpp-python is installed)")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=_port, default=8000, help="TCP port, 0 to 65535 (0: any free one)")
     srv.add_argument("--store", default=None, help="a folder made by `grounded-rag ingest`: requests without "
@@ -106,7 +109,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
 
             check_store_apart(ns.store)
         settings = ServeSettings(
-            model=ns.model, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
+            model=ns.model, backend=ns.backend, served_model_name=ns.served_model_name, batch_window_ms=ns.batch_window_ms,
             max_batch_size=ns.max_batch_size, max_batch_tokens=ns.max_batch_tokens,
             max_tokens_limit=ns.max_tokens_limit, api_key=key, store=ns.store, retrieve_k=ns.k,
             rate_limit=ns.rate_limit, **{name: getattr(ns, name) for name in QUEUE_SETTINGS},

@@ -17,6 +17,8 @@ class ServeSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str | None = Field(None, description="packaged alias, .gguf file, HF id or folder; None = embedded default")
+    backend: str = Field("auto", pattern="^(auto|torch|llama_cpp)$", description="where the model runs: torch, "
+                         "llama_cpp (a GGUF file on llama.cpp) or auto (llama.cpp for a GGUF on a CPU where installed)")
     api_key: SecretStr | None = Field(
         None, description="clients must send it as `Authorization: Bearer KEY` (what OpenAI clients do with api_key)")
     served_model_name: str | None = Field(None, description="the name clients pass as `model`; default: the model's")

@@ -194,7 +194,8 @@ class ModelWorker:
     def load(cls, settings: ServeSettings) -> ModelWorker:
         """Load ``settings.model`` on the thread that will run it, so torch never runs on another (see :meth:`call`)."""
         thread = ModelThread()
-        return cls(thread.submit(GroundedDecoder.from_pretrained, settings.model).result(), settings, thread)
+        return cls(thread.submit(GroundedDecoder.from_pretrained, settings.model, backend=settings.backend).result(),
+                   settings, thread)
 
     @property
     def model_name(self) -> str:

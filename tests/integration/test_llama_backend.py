@@ -1,0 +1,233 @@
+"""The engine on llama.cpp (grounded_rag.backends), on the packaged GGUF files and the real llama.cpp: what is exact
+(standard decoding equals llama.cpp's own greedy generation; rho = 0 is standard; the fusion is the torch engine's
+on llama.cpp's logits) and what holds within a tolerance where llama.cpp's batched kernels round otherwise."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+import torch
+
+pytest.importorskip("llama_cpp")
+
+from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, InputError, ModelLoadError  # noqa: E402
+from grounded_rag.backends import llama_engine  # noqa: E402
+from grounded_rag.backends.llama_bench import own_generation, reference_llama  # noqa: E402
+from grounded_rag.config import DEFAULT_METHOD  # noqa: E402
+from grounded_rag.engine import RowInputs, Rows, decode, fuse_step, score_continuation, step_masks  # noqa: E402
+from grounded_rag.methods import get_method  # noqa: E402
+from grounded_rag.models import gguf_source  # noqa: E402
+from grounded_rag.prompts import encode, plain_layout  # noqa: E402
+from grounded_rag.scoring import continuation_log_probs  # noqa: E402
+
+from ..conftest import DOCUMENTS, QUESTION  # noqa: E402
+
+N = 24
+QUESTIONS = [(QUESTION, DOCUMENTS), ("Who wrote Hamlet?", ["Hamlet is a tragedy written by William Shakespeare."]),
+             ("What is the boiling point of water?", ["At sea level water boils at 100 degrees Celsius."])]
+PLAIN = dict(relevance_margin=None, attribute=False, screen_instructions=False)  # the decode alone
+
+
+@pytest.fixture(scope="module")
+def llama() -> GroundedDecoder:
+    return GroundedDecoder.from_pretrained(backend="llama_cpp")
+
+
+def stream_logits(decoder: GroundedDecoder, prompt: list[int]) -> torch.Tensor:
+    """llama.cpp's next-token logits after one prompt, decoded alone."""
+    with decoder.model.context(1, len(prompt)) as ctx:
+        return llama_engine._prefill(ctx, [prompt])
+
+
+def test_loads_with_what_the_decoder_reads(llama):
+    assert llama.model.backend == "llama_cpp" and llama.model.device.type == "cpu"
+    assert llama.context_window == 8192 and llama.eos_ids == {2}
+    assert llama.model.vocab_size == len(llama.tokenizer)
+
+
+@pytest.mark.parametrize("alias", ["smollm2-135m-instruct", "gemma3-270m"])
+def test_the_hf_tokenizer_cuts_text_as_llama_cpp_does(alias):
+    decoder = GroundedDecoder.from_pretrained(alias, backend="llama_cpp")
+    texts = [QUESTION, *DOCUMENTS, "Größe: 3,5 km²; naïve café — «quoted» 😀 tabs\tand\nnewlines  double  spaces",
+             "def f(x):\n    return x ** 2  # code"]
+    for text in texts:
+        assert decoder.tokenizer(text, add_special_tokens=False)["input_ids"] == decoder.model.tokenize(text, False)
+    prompt = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=1, **PLAIN).prompts.full  # a chat turn's markers
+    plain = plain_layout(decoder.tokenizer)  # no chat template (Gemma 3's base model): the tokenizer adds its BOS
+    assert encode(decoder.tokenizer, prompt) == decoder.model.tokenize(prompt, special=True, add_special=plain)
+
+
+def test_standard_decoding_equals_llama_cpps_own_greedy_generation(llama):
+    prompt = encode(llama.tokenizer, llama.generate(QUESTION, DOCUMENTS, method="standard", max_new_tokens=1,
+                                                    **PLAIN).prompts.full)
+    reference = reference_llama(llama.model, 1024)
+    _, _, theirs = own_generation(reference, prompt, N)
+    config = DecodingConfig(method="standard", max_new_tokens=N)
+    ours = [int(s.tokens[0]) for s in decode(llama.model, get_method("standard"), [prompt], RowInputs(trust=[1.0]),
+                                             config, llama.pad_id)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("method", ["grounded", "grounded_contrast"])
+def test_rho_zero_is_standard_decoding(llama, method):
+    standard = llama.generate(QUESTION, DOCUMENTS, method="standard", max_new_tokens=N, **PLAIN)
+    result = llama.generate(QUESTION, DOCUMENTS, method=method, rho_max=0.0, max_new_tokens=N, **PLAIN)
+    if method == "grounded":
+        assert result.token_ids == standard.token_ids
+        assert all(step.q == step.p_full for step in result.trace), "rho = 0 must give q = p_full bit for bit"
+    else:  # the default's post-fusion steps (end rule, whole words) still act: the first step's p_full is standard's,
+        # within llama.cpp's rounding of a batch of three streams against one (docs/backends.md, "Exactness")
+        assert result.trace[0].p_full == pytest.approx(standard.trace[0].p_full, abs=2e-2)
+
+
+def test_the_first_fused_step_is_the_torch_fusion_of_the_streams_logits(llama):
+    """The default's first step on llama.cpp against its rule applied, in torch, to each stream's logits decoded
+    alone: the same code, and logits within llama.cpp's batched rounding of each other."""
+    method, config = get_method(DEFAULT_METHOD), DecodingConfig(max_new_tokens=1, **PLAIN)
+    request = llama.prepare(QUESTION, DOCUMENTS, None, config, method)
+    step = next(decode(llama.model, method, request.token_ids, llama.row_inputs([request], method, config), config,
+                       llama.pad_id, end_ids=llama.eos_ids))
+    logits = torch.cat([stream_logits(llama, p) for p in request.token_ids])
+    rows = Rows.start(method, llama.row_inputs([request], method, config), config, logits.shape[-1], logits.device)
+    ends, pieces = step_masks(method, llama.eos_ids, rows.copies, logits.shape[-1], logits.device)
+    _, _, fused = fuse_step(method, logits, None, rows, config, False, ends, pieces)  # type: ignore[arg-type]
+    assert int(step.tokens[0]) == int(fused.log_q[0].argmax())
+    top = fused.log_q[0].topk(20).indices
+    torch.testing.assert_close(step.fusion.log_q[0, top], fused.log_q[0, top], atol=2e-2, rtol=0)
+
+
+DRIFT = pytest.mark.xfail(strict=True, reason=(
+    "issue 72, open: llama.cpp's single-token decode steps of several sequences (and a prefilled continuation against "
+    "the same tokens decoded one by one) round otherwise than one sequence alone, by up to 0.07-0.12 in probability "
+    "on SmolLM2 Q4_1 (flash attention off). Until llama.cpp's steps are made "
+    "batch-invariant, batched answers can part from one-by-one ones"))
+
+
+@DRIFT
+@pytest.mark.parametrize("method", ["standard", DEFAULT_METHOD])
+def test_batched_equals_one_by_one(llama, method):
+    """Three questions in one decode against each alone: the same tokens up to a near tie. llama.cpp's kernels round
+    a batch of rows otherwise than one row (not bit for bit), so probabilities agree within 0.02, and where two
+    tokens are that close (SmolLM2's "park" 0.110 against "monument" 0.102 here) the two runs may part."""
+    requests = [{"question": q, "documents": d} for q, d in QUESTIONS]
+    batched = llama.generate_batch(requests, method=method, max_new_tokens=16, **PLAIN)
+    alone = [llama.generate_batch([r], method=method, max_new_tokens=16, **PLAIN)[0] for r in requests]
+    same = 0
+    for b, a in zip(batched, alone):
+        parted = next((i for i, (x, y) in enumerate(zip(b.trace, a.trace)) if x.token_id != y.token_id), None)
+        upto = len(b.trace) if parted is None else parted + 1  # the parting step's own picks: a near tie
+        assert [s.p_full for s in b.trace[:upto]] == pytest.approx([s.p_full for s in a.trace[:upto]], abs=2e-2)
+        same += parted is None and b.token_ids == a.token_ids
+    assert same >= len(requests) - 1  # a near tie is rare: at most one answer of three parts
+
+
+@DRIFT
+def test_scoring_equals_the_decodes_own_probabilities(llama):
+    """The relevance filter's and attribution's scoring pass reads what the decode read: log p_full of the answer's
+    tokens, batched with other pairs sharing the prompt."""
+    result = llama.generate(QUESTION, DOCUMENTS, method="standard", max_new_tokens=12, **PLAIN)
+    prompt = encode(llama.tokenizer, result.prompts.full)
+    answer = [s.token_id for s in result.trace]
+    other = encode(llama.tokenizer, "Paris.")
+    scored = continuation_log_probs(llama.model, [(prompt, answer), (prompt, other), (prompt[:-3], answer)],
+                                    llama.pad_id)
+    decoded = torch.tensor([s.p_full for s in result.trace]).log()
+    torch.testing.assert_close(scored[0], decoded, atol=2e-2, rtol=0)
+    alone = continuation_log_probs(llama.model, [(prompt, other)], llama.pad_id)[0]
+    torch.testing.assert_close(scored[1], alone, atol=2e-2, rtol=0)
+
+
+def test_score_continuation_sums_the_fused_log_q(llama):
+    method, config = get_method("grounded"), DecodingConfig(method="grounded", max_new_tokens=6, **PLAIN)
+    request = llama.prepare(QUESTION, DOCUMENTS, None, config, method)
+    steps = list(decode(llama.model, method, request.token_ids, llama.row_inputs([request], method, config), config,
+                        llama.pad_id))
+    forced = [int(s.tokens[0]) for s in steps]
+    total = score_continuation(llama.model, method, request.token_ids, llama.row_inputs([request], method, config),
+                               config, llama.pad_id, forced)
+    assert total == pytest.approx(sum(float(s.q[0].log()) for s in steps), abs=5e-2)
+
+
+def test_interleaved_decodes_each_get_their_own_context(llama):
+    """A server pauses one decode between tokens and runs another: each holds a KV cache of its own."""
+    alone = [llama.generate(q, d, max_new_tokens=10, **PLAIN).text for q, d in QUESTIONS[:2]]
+    first, second = (llama.stream_with_result(q, d, max_new_tokens=10, **PLAIN) for q, d in QUESTIONS[:2])
+    results: dict[int, str] = {}
+    for pair in zip(first, second):  # one token of each in turn
+        for i, (_, result) in enumerate(pair):
+            if result is not None:
+                results[i] = result.text
+    for rest, i in ((first, 0), (second, 1)):
+        for _, result in rest:
+            if result is not None:
+                results[i] = result.text
+    assert [results[0], results[1]] == alone
+
+
+def test_threads_share_the_model(llama):
+    expected = llama.generate(QUESTION, DOCUMENTS, max_new_tokens=8, **PLAIN).text
+    out: list[str] = []
+    threads = [threading.Thread(target=lambda: out.append(llama.generate(QUESTION, DOCUMENTS, max_new_tokens=8,
+                                                                         **PLAIN).text)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [expected] * 3
+
+
+@pytest.mark.parametrize("method", ["dola", "knnlm"])
+def test_hidden_state_methods_are_refused_with_what_to_do(llama, method):
+    with pytest.raises(InputError, match="backend='torch'"):
+        llama.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=2)
+
+
+def test_a_prompt_longer_than_the_models_context_is_refused_naming_the_file(llama):
+    method, config = get_method("standard"), DecodingConfig(method="standard", max_new_tokens=4)
+    with pytest.raises(ContextWindowError, match=r"SmolLM2-135M-Instruct\.Q4_1\.gguf"):
+        list(decode(llama.model, method, [[1] * llama.context_window], RowInputs(trust=[1.0]), config, llama.pad_id))
+    with pytest.raises(ContextWindowError):  # and through the decoder, as on torch
+        llama.generate(QUESTION, ["word " * 9000], max_new_tokens=4, overflow="error")
+
+
+def test_a_file_cut_short_is_refused_naming_it(tmp_path):
+    path, _, _ = gguf_source()
+    cut = tmp_path / "cut.gguf"
+    with path.open("rb") as source, cut.open("wb") as target:
+        target.write(source.read(path.stat().st_size // 2))
+    with pytest.raises(ModelLoadError, match="cut.gguf"):
+        GroundedDecoder.from_pretrained(str(cut), backend="llama_cpp")
+
+
+def test_an_architecture_llama_cpp_does_not_know_is_refused_naming_the_file(tmp_path):
+    import gguf
+
+    path = tmp_path / "strange.gguf"
+    writer = gguf.GGUFWriter(str(path), "strangearch")
+    writer.add_block_count(1)
+    writer.add_context_length(128)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(ModelLoadError, match="strange.gguf"):
+        GroundedDecoder.from_pretrained(str(path), backend="llama_cpp")
+
+
+def test_not_a_gguf_file_on_llama_cpp_is_refused(tmp_path):
+    with pytest.raises(ModelLoadError, match="GGUF"):
+        GroundedDecoder.from_pretrained(str(tmp_path), backend="llama_cpp")
+
+
+def test_a_users_gguf_file_loads_without_conversion(tmp_path, monkeypatch):
+    """Any local GGUF: llama.cpp reads it where it is, and only its tokenizer is cached (no fp32 copy)."""
+    monkeypatch.setenv("GROUNDED_RAG_CACHE", str(tmp_path / "cache"))
+    path, _, _ = gguf_source()
+    mine = tmp_path / "mine.gguf"
+    shutil.copyfile(path, mine)
+    decoder = GroundedDecoder.from_pretrained(str(mine), backend="llama_cpp")
+    assert decoder.name == "mine" and decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=4, **PLAIN).text
+    assert not (tmp_path / "cache" / "models").exists() and (tmp_path / "cache" / "tokenizers").is_dir()
+
