@@ -8,11 +8,13 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import get_args
 
-from .config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, MethodName
+from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig
 from .errors import GroundedRAGError, InputError
+from .menu import DEPRECATED_METHODS, MethodName
+from .process import skip_final_collection, startup
 
 
 
@@ -210,7 +212,7 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     questions.close()
 
     def hits() -> list:
-        from .retrieval import embed_queries
+        from .encoders import embed_queries
 
         try:
             if not receive.poll():  # no early answer (an empty store, the user's error): the embedding is awaited
@@ -256,7 +258,7 @@ def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | 
     can leave one with weights never loaded.)"""
     hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
     try:
-        with _startup(ns.own_process):
+        with startup(ns.own_process):
             from .decoder import GroundedDecoder
 
             decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model))
@@ -286,7 +288,8 @@ def cmd_ask(ns: argparse.Namespace) -> int:
 
 
 def _print_answer(ns: argparse.Namespace, result) -> None:
-    from .display import sources_text, terminal_text
+    from .display import sources_text
+    from .result_view import terminal_text
 
     print(terminal_text(result.text, newlines=True))
     if ns.no_sources and result.quoted:  # the answer alone, but never a quote passed off as the model's answer
@@ -520,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         if argv is None:  # the command's own process, which ends now
-            _skip_final_collection()
+            skip_final_collection()
 
 
 def _setting_errors(exc: ValueError) -> str:
@@ -531,34 +534,6 @@ def _setting_errors(exc: ValueError) -> str:
         return str(exc)
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" if e["loc"]
                      else e["msg"] for e in exc.errors())
-
-
-@contextlib.contextmanager
-def _startup(own_process: bool) -> Iterator[None]:
-    """Imports and the model's load with the cyclic collector off, and what they made frozen out of its way after:
-    they make millions of long-lived objects and next to no cycles, and the collector's passes over them cost about
-    a second of a cold ``ask`` (the imports, the load and the first answer's full pass). Only in the command's own
-    process: a caller's collector is theirs."""
-    import gc
-
-    if not own_process or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
-def _skip_final_collection() -> None:
-    """Leave every object to the end of the process rather than to the collector's passes at shutdown, which walk
-    torch's and transformers' millions of objects (a second of a cold ``ask``); exit handlers, stream flushes and
-    module teardown still run. Only for the command's own process: a caller's collector is theirs."""
-    import gc
-
-    gc.freeze()
 
 
 if __name__ == "__main__":

@@ -8,16 +8,12 @@ from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError, InputError
+from .menu import DEFAULT_METHOD, canonical_name
 
 DEFAULT_MODEL = "smollm2-135m-instruct"  # the embedded default (grounded_rag.models packages it)
 MODEL_ALIASES = {"default": DEFAULT_MODEL, "smollm2": DEFAULT_MODEL, "gemma3": "gemma3-270m",
                  "gemma-3-270m": "gemma3-270m"}
 
-# The method menu (grounded_rag.methods.METHODS); research ablations are registered by grounded_rag.evaluation.
-MethodName = Literal["grounded_contrast", "grounded", "standard", "cad", "adacad", "coiecd", "cocoa", "dola", "knnlm"]
-DEFAULT_METHOD = "grounded_contrast"
-# Former names of menu methods, kept working for one release with a DeprecationWarning.
-DEPRECATED_METHODS: dict[str, str] = {"grounded_pmi_words": DEFAULT_METHOD}
 TemplateName = Literal["paper", "documents_first"]
 
 DEFAULT_SYSTEM_PROMPT = "Use only provided documents.\nCite documents when needed."
@@ -204,10 +200,6 @@ class DecodingConfig(BaseModel):
     @field_validator("method")
     @classmethod
     def _known_method(cls, value: str) -> str:
-        if value in get_args(MethodName):  # the menu, known without the registry (it imports torch)
-            return value
-        from .methods import canonical_name  # deprecated names, research ablations, unknown names
-
         return canonical_name(value)
 
     @field_validator("system_prompt", "answer_prefix")

@@ -14,7 +14,6 @@ trace records.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -22,7 +21,7 @@ from typing import Any, Literal
 import torch
 
 from . import schedule
-from .config import DEFAULT_METHOD, DEPRECATED_METHODS
+from .menu import DEFAULT_METHOD, add_ablation, canonical_name
 from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
 from .prompts import Reference
 from .spans import DocumentSpans, finish_words, restrict
@@ -516,28 +515,14 @@ ABLATION_OF: dict[str, str] = {}
 def register_ablation(method: Method, of: str = DEFAULT_METHOD) -> Method:
     """Add a research variant of the menu method ``of`` that ``grounded-rag eval --methods`` can run; the menu is
     unchanged."""
-    if method.name in METHODS or method.name in DEPRECATED_METHODS:
-        raise ValueError(f"{method.name!r} is on the method menu; an ablation needs a name of its own")
     if of not in METHODS:
         raise ValueError(f"an ablation is a variant of a method on the menu, not of {of!r}")
+    add_ablation(method.name)
     ABLATIONS[method.name], ABLATION_OF[method.name] = method, of
     return method
 
 
-def canonical_name(name: str) -> str:
-    """``name`` as the registry knows it: a deprecated name becomes its successor (with a warning); an unknown one
-    is refused with the menu."""
-    if name in DEPRECATED_METHODS:
-        new = DEPRECATED_METHODS[name]
-        warnings.warn(f"method {name!r} is now called {new!r}; the old name will be removed in the next release",
-                      DeprecationWarning, stacklevel=3)
-        return new
-    if name in METHODS or name in ABLATIONS:
-        return name
-    raise ValueError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} (research ablations run with "
-                     "grounded-rag eval --methods)")
-
-
 def get_method(name: str) -> Method:
+    """A method's rule by name (a deprecated name: its successor's, with a warning)."""
     name = canonical_name(name)
     return METHODS.get(name) or ABLATIONS[name]

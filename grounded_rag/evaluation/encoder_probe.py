@@ -288,7 +288,7 @@ def write_head(path: Path, probe: Probe, cut: float, fpr: float, report: dict[st
                argv: Sequence[str] | None) -> None:
     """The trained head, its cut and what it was trained on, as :func:`grounded_rag.learned_screen.load_head` reads
     it (the command that wrote it is kept in the file)."""
-    from ..retrieval import EMBEDDING_DISTRIBUTION
+    from ..encoders import EMBEDDING_DISTRIBUTION
 
     assert probe.head is not None
     args = " ".join(sys.argv[1:] if argv is None else argv)
@@ -327,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     missing = [n for n in CLEAN_FILES if not (Path(ns.shared) / f"{n}.jsonl").exists()]
     if missing:
         parser.error(f"{', '.join(missing)} not found in {ns.shared}; name the benchmark folder with --shared")
-    from ..retrieval import embed
+    from ..encoders import embed
 
     probe = Probe(embed, ns.min_words)
     report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared), ns.train_sets.split(","), ns.blind_set,

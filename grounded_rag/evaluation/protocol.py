@@ -10,13 +10,13 @@ from typing import Any
 
 from ..config import (
     DEFAULT_SYSTEM_PROMPT,
-    DEPRECATED_METHODS,
     INSIST_BETA,
     QUOTE_THRESHOLD,
     SUPPORT_THRESHOLD,
     DecodingConfig,
 )
 from ..errors import InputError
+from ..menu import DEPRECATED_METHODS
 from ..methods import ABLATION_OF
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction

@@ -124,7 +124,7 @@ def package_docs(split: str = "all", chunk_chars: int = 800) -> list[Document]:
     (:data:`OWN_PACKAGES`), which describe attacks."""
     from importlib import metadata
 
-    from ..retrieval import chunk_text
+    from ..sources import chunk_text
 
     docs: list[Document] = []
     seen: set[str] = set()
@@ -141,7 +141,7 @@ def package_docs(split: str = "all", chunk_chars: int = 800) -> list[Document]:
 
 def read_documents(argument: str) -> list[Document]:
     """A folder, file or glob, chunked as ``grounded-rag ingest`` chunks it."""
-    from ..retrieval import chunk_files
+    from ..sources import chunk_files
 
     names = sorted(glob.glob(argument)) if any(c in argument for c in "*?[") else [argument]
     if not names:

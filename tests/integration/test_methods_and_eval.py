@@ -402,7 +402,7 @@ def test_the_question_echo_keeps_the_questions_entity_where_the_default_swaps_it
     question-only stream both say " Jun", but the evidence term lifts " K" (Kestrel, which the question rules out),
     and the default answered about the wrong project when this was written. The ablation pmi_words_echo takes the
     full stream's step there: the question's tokens reach the fused step (without them it answers as the default)."""
-    from grounded_rag.retrieval import chunk_text
+    from grounded_rag.sources import chunk_text
 
     handbook = Path(__file__).resolve().parents[2] / "cookbook" / "data" / "handbook" / "projects.md"
     documents = [{"title": "projects", "text": chunk} for chunk in chunk_text(handbook.read_text(encoding="utf-8"))]

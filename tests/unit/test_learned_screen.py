@@ -8,11 +8,11 @@ import json
 import pytest
 import torch
 
-from grounded_rag import learned_screen, retrieval
+from grounded_rag import encoders, learned_screen
 from grounded_rag.config import DecodingConfig
 from grounded_rag.errors import ModelLoadError
 from grounded_rag.learned_screen import HEAD_PATH, flagged, load_head
-from grounded_rag.retrieval import embed, embed_queries
+from grounded_rag.encoders import embed, embed_queries
 from grounded_rag.screening import WITHHELD, addresses_model, screen_documents
 from grounded_rag.types import Document
 
@@ -67,7 +67,7 @@ def test_a_judged_sentence_is_not_encoded_again(monkeypatch):
     def encoder_gone(texts):
         raise AssertionError(f"encoded again: {texts}")
 
-    monkeypatch.setattr(retrieval, "embed_queries", encoder_gone)
+    monkeypatch.setattr(encoders, "embed_queries", encoder_gone)
     assert flagged(MISSED_BY_RULES + STATEMENTS) == first
     with pytest.raises(AssertionError, match="encoded again"):  # a new sentence is judged
         flagged(["A sentence this test has not judged before, about the ferry timetable."])

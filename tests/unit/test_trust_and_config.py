@@ -124,7 +124,7 @@ def test_config_names_eval_grids_and_the_methods_table_list_the_same_methods():
     """A method added to the table is settable in DecodingConfig (and so in both wrappers) and tunable by eval."""
     from typing import get_args
 
-    from grounded_rag.config import MethodName
+    from grounded_rag.menu import MethodName
     from grounded_rag.evaluation.protocol import GRIDS
 
     assert set(get_args(MethodName)) == set(METHODS)
