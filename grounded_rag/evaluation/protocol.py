@@ -14,6 +14,7 @@ from ..config import (
     QUOTE_THRESHOLD,
     SUPPORT_THRESHOLD,
     DecodingConfig,
+    settings_fields,
 )
 from ..errors import InputError
 from ..menu import DEPRECATED_METHODS
@@ -104,7 +105,7 @@ def as_read(spec: str) -> bool:
 
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
-    RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
+    RELEVANT: {"relevance_margin": settings_fields()["relevance_margin"].default},
     SCREENED: {"screen_instructions": True},
     LEARNED: {"screen_instructions": True, "screen_classifier": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
@@ -114,8 +115,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     # every setting as the package ships it (the answers ``ask`` and ``generate`` give): its system prompt, no answer
     # prefix, no newline stop, its token budget, the relevance filter and the screen; the threshold stays the harness's
     DEFAULTS: {"system_prompt": DEFAULT_SYSTEM_PROMPT, "answer_prefix": "", "stop": [],
-               "max_new_tokens": DecodingConfig.model_fields["max_new_tokens"].default,
-               "relevance_margin": DecodingConfig.model_fields["relevance_margin"].default,
+               "max_new_tokens": settings_fields()["max_new_tokens"].default,
+               "relevance_margin": settings_fields()["relevance_margin"].default,
                "screen_instructions": True, "screen_classifier": True, "check_conflicts": True},
 }
 

@@ -150,7 +150,7 @@ def test_according_opens_every_short_answer_with_the_documents_cue_and_nothing_e
         dict(g, answer_prefix=ANSWER_PREFIX) for g in grid]
     config, reference = base_config(name, grid[0], 8), base_config(name, plain[0], 8)
     assert config.answer_prefix == ACCORDING_PREFIX and reference.answer_prefix == ANSWER_PREFIX
-    assert config.model_dump(exclude={"answer_prefix"}) == reference.model_dump(exclude={"answer_prefix"})
+    assert config.model_dump(exclude={"prompt": {"answer_prefix"}}) == reference.model_dump(exclude={"prompt": {"answer_prefix"}})
     run = EvalRun(decoder=None, grids={}, ckpt=None)  # type: ignore[arg-type]  # refused before any decoding
     with pytest.raises(InputError, match="MemoTrap.*'\\+according'"):
         memotrap = str(DATA.parent / "memotrap_8.jsonl")
@@ -389,10 +389,11 @@ def test_support_separation_reads_right_wrong_and_unanswerable_rows(tmp_path):
 
 def test_defaults_decodes_as_the_package_ships_and_is_not_tuned():
     from grounded_rag import DecodingConfig
+    from grounded_rag.config import settings_fields
     from grounded_rag.evaluation.protocol import base_config, method_grid
 
     name, grid = method_grid("grounded_contrast+defaults")
     assert name == "grounded_contrast" and len(grid) == 1, "as shipped: the method's own setting, no grid"
-    shipped = base_config(name, grid[0], max_new_tokens=16).model_dump()
-    differ = {k for k, v in DecodingConfig().model_dump().items() if shipped[k] != v}
+    shipped, default = base_config(name, grid[0], max_new_tokens=16), DecodingConfig()
+    differ = {k for k in settings_fields() if getattr(shipped, k) != getattr(default, k)}
     assert differ <= {"support_threshold", "score_space"}, differ  # the harness applies the threshold; scores are raw

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from grounded_rag import DecodingConfig, Document, InputError
 from grounded_rag.config import DecodingConfig as Config
+from grounded_rag.config import settings_fields
 from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
 from grounded_rag.inputs import check_scores
 from grounded_rag.methods import ABLATIONS, METHODS, StepInputs, get_method
@@ -33,11 +34,11 @@ anything = st.one_of(numbers, st.none(), st.text(max_size=8), st.lists(st.text(m
 
 def field_values(name: str):
     """Valid-looking and hostile values for one DecodingConfig field."""
-    field = Config.model_fields[name]
+    field = settings_fields()[name]
     return st.one_of(st.just(field.get_default(call_default_factory=True)), anything)
 
 
-config_dicts = st.fixed_dictionaries({}, optional={name: field_values(name) for name in Config.model_fields})
+config_dicts = st.fixed_dictionaries({}, optional={name: field_values(name) for name in settings_fields()})
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
