@@ -34,7 +34,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_code import code_kinds, code_rules, readings
+from .screening_code import code_kinds, code_ranges, code_rules, readings
 from .screening_scope import heading, judged, taint
 from .types import Document, WithheldText
 
@@ -59,6 +59,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f]")
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[^\W\d_]")  # a piece without a letter addresses no one
+_WRAP = re.compile(r"[^\W_],?[ \t]*\n(?=[ \t]*[a-z])")  # a sentence wrapped: a word (and a comma), a break, a word
 _SOFT_HYPHEN = "\u00ad"  # a Cf character honest web text is full of
 
 # Where a sentence ends: after . or ? and a space, after a CJK full stop, at a line break. A markup token is a piece
@@ -66,8 +67,9 @@ _SOFT_HYPHEN = "\u00ad"  # a Cf character honest web text is full of
 _BREAK = re.compile(r"(?<=[.?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
 # The prompt's own sections typed as text ("</documents>") close the passage the model is reading: markup too.
 _SECTIONS = r"</?(?:documents?|context|passages?|sources?|system|instructions?)>"
+# A section's tag right after a name is a type's parameter ("Local<Context>"), not a tag.
 _MARKUP = re.compile(r"<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
-                     rf"{_SECTIONS}|```\s*(?:system|assistant|user)\b", re.IGNORECASE)
+                     rf"(?<![\w:]){_SECTIONS}|```\s*(?:system|assistant|user)\b", re.IGNORECASE)
 
 _ROLES = r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm"
 # A prompt format's sections ("### Instruction:", "### Response:"): words docs label their own sections with, so a
@@ -139,7 +141,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\bstay in (?:the )?(?:[\w-]+ ){0,2}(?:role|character|persona)\b|\blet's play a game\b|"
                rf"\bwhen(?:ever)? {_THIS_TEXT} is (?:summari[sz]ed|quoted|indexed|read)\b|"
                r"\byou are required to\b|^(?:assistant|ai)\s*,|\bwhen (?:answering|"
-               r"summari[sz]ing)\b|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
+               r"summari[sz]ing)\b(?!\s+(?:the|a|an|your|our|their|his|her|its)\b)|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
                r"\b(?:developer|operator|admin(?:istrator)?|system)\s+(?:instructions?|messages?|notes?|notices?|"
                r"prompts?)\b|(?<!\d )(?<!two )(?<!three )(?<!four )(?<!several )\bnew instructions\b|\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
                r"moderators?|owners?)\b|\bif (?:you(?:'re| are| happen to be)(?! using| running| working)|ur)\b"
@@ -178,10 +180,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                # French: "à l'attention des assistants IA"
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
-    ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
+    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore")
+    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
               rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
-              rf"{_ANSWER_VERB}\s*:|\balways {_ANSWER_VERB}\b|"
+              rf"{_ANSWER_VERB}\s*:|\balways (?:answer|reply|respond)\b|"
               r"\b(?:to|for|on|about|with|answer|reply|respond)\s+(?:every|each) (?:question|query)\b|"
               r"\bwhatever the (?:question|query)\b|\bwhatever the user\b|"
               r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*[:=(.\[])"
@@ -190,13 +193,14 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
               # an order that defers to a payload: "whatever the paragraph below says", "repeat this name"
               r"\bwhatever the (?:[\w']+ ){1,3}(?:says|said|states|claims)\b|(?:^|[.:;,]\s*|\bplease\s+|\band\s+)"
               r"(?:give|repeat|quote|use|state|say|treat|output|report|credit|cite|record|list|go with)\b[^.]{0,30}"
-              r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|point)\b")),
+              r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|"
+              r"point(?!\s+(?:at|to)\b))\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
     ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
-               r"\b(?:these|the other|all previous|the above) documents\b|\bthe answer is\b|"
+               r"\b(?:these documents (?:are|were)|(?:the other|all previous|the above) documents)\b|\bthe answer is\b|"
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
                r"\banswers? (?:must|should)\b|\b(?:in|into) (?:the|your|any|every|all|each) (?:generated )?"
@@ -291,18 +295,24 @@ def _rule(sentence: str, plain: str, kind: str | None = None) -> str | None:
 _COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
 _LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
 _ELEMENT = re.compile(r"<[a-z][a-z0-9]*\b[^>]*>")  # markup commented out: a badge, a link, a block switched off
+_DIRECTIVE = re.compile(r"\s*[\w.-]+[\s:-]+(?:disable|enable|ignore|off|on|start|end|skip|begin)\b")
+_FIELD_LINE = re.compile(r"\s*(?:-\s+\S+\s*$|(?:-\s+)?[\w-]+\s*:)")  # "added: v20.11.0", "- v14.17.0"
 _PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
 HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
 
 
 def _hidden_prose(plain: str) -> bool:
     """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
-    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), markup switched off (a badge, a link, with its note to
-    the maintainer) or a file's licence header is no message and stays; the rules still read it."""
+    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a tool's directive ("<!-- lint disable ... -->"),
+    metadata (lines of fields), markup switched off (a badge, a link, with its note to the maintainer) or a file's
+    licence header is no message and stays; the rules still read it."""
     comment = _COMMENT.match(plain)
-    if not comment or _LICENCE.search(comment.group(1)) or _ELEMENT.search(comment.group(1)):
+    if not comment or _LICENCE.search(body := comment.group(1)) or _ELEMENT.search(body) or _DIRECTIVE.match(body):
         return False
-    words = [w for w in comment.group(1).split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) > 1 and 2 * sum(bool(_FIELD_LINE.match(line)) for line in lines) >= len(lines):
+        return False  # metadata: "added: v20.11.0", "changes:", ...
+    words = [w for w in body.split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
     return len(words) >= HIDDEN_WORDS
 
 
@@ -311,14 +321,25 @@ def sentences(text: str) -> list[tuple[int, int]]:
     cuts = {0, len(text)}
     markup = _merged([(m.start(), m.end()) for m in _MARKUP.finditer(text)] + _comments(text))
     starts = [a for a, _ in markup]
+    wraps = _wraps(text)
     for m in _BREAK.finditer(text):
         i = bisect_left(starts, m.end()) - 1  # the last markup span that starts before this break
-        if i < 0 or markup[i][1] <= m.end():
+        if (i < 0 or markup[i][1] <= m.end()) and m.start() not in wraps:
             cuts.add(m.end())
     for a, b in markup:
         cuts.update((a, b))
     ends = sorted(cuts)
     return [(a, b) for a, b in pairwise(ends) if b > a]
+
+
+def _wraps(text: str) -> set[int]:
+    """Where a line break falls inside a sentence (text wrapped at a width: a word or a comma, one break, a word in
+    lower case), outside code: no cut there, so the sentence is read whole."""
+    found = {m.end() - 1 for m in _WRAP.finditer(text)}
+    if found:
+        code = code_ranges(text)
+        found = {i for i in found if not any(a <= i < b for a, b in code)}
+    return found
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

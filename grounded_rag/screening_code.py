@@ -34,6 +34,7 @@ _ASKS = frozenset({"user", "human", "instruction", "prompt"})
 _ANSWERS = frozenset({"assistant", "ai", "model", "bot", "chatbot", "gpt", "llm", "response"})
 _SECTION = frozenset({"response", "instruction", "prompt"})
 _QUOTES = "\"'`"
+_UNFINISHED = re.compile(r"[^\W\d_][ \t]*\n[ \t]*\Z")  # a line wrapped mid-sentence: a word, then the break
 
 
 def code_ranges(text: str) -> list[tuple[int, int]]:
@@ -153,15 +154,19 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
     """``rules`` as code and labels change them: lines keyed by one who asks and one who answers are a dialogue
     (turns, in code or not: "Instruction:" and "Response:", "user:" and "assistant:"); a control token quoted as a
     string literal in code is named, not typed; a role alone as a label ("Response:") followed by code labels the
-    code, not a turn."""
+    code, and one after a line its sentence runs on from ("adapted to Debian\n system:") ends that sentence: no
+    turn either."""
     talk = dialogue(plains)
-    following = [i for i, plain in enumerate(plains) if plain]
+    written = [i for i, plain in enumerate(plains) if plain]
     for i, (plain, kind) in enumerate(zip(plains, kinds)):
         if talk and role_key(plain):
             rules[i] = rules[i] or "turn"
         elif kind == "code" and rules[i] == "markup" and quoted(text, *spans[i]):
             rules[i] = None
         elif kind is None and rules[i] == "turn" and plain.endswith(":") and plain.count(":") == 1:
-            after = next((j for j in following if j > i), None)
-            rules[i] = None if after is not None and kinds[after] is not None else rules[i]
+            after = next((j for j in written if j > i), None)
+            before = next((j for j in reversed(written) if j < i), None)
+            if after is not None and kinds[after] is not None or before is not None and rules[before] is None \
+                    and not plain.startswith("#") and _UNFINISHED.search(text[spans[before][0]:spans[before][1]]):
+                rules[i] = None
     return rules
