@@ -34,7 +34,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_code import code_kinds, code_ranges, code_rules, readings
+from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings
 from .screening_scope import heading, judged, taint
 from .types import Document, WithheldText
 
@@ -287,33 +287,9 @@ def _rule(sentence: str, plain: str, kind: str | None = None) -> str | None:
         for name, pattern in RULES:
             if pattern.search(reading) and not (kind == "code" and name == "turn"):
                 return name
-    if _hidden_prose(plain):
+    if hidden_prose(plain):
         return "markup"
     return "disguise" if disguised(sentence) else None
-
-
-_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
-_LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
-_ELEMENT = re.compile(r"<[a-z][a-z0-9]*\b[^>]*>")  # markup commented out: a badge, a link, a block switched off
-_DIRECTIVE = re.compile(r"\s*[\w.-]+[\s:-]+(?:disable|enable|ignore|off|on|start|end|skip|begin)\b")
-_FIELD_LINE = re.compile(r"\s*(?:-\s+\S+\s*$|(?:-\s+)?[\w-]+\s*:)")  # "added: v20.11.0", "- v14.17.0"
-_PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
-HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
-
-
-def _hidden_prose(plain: str) -> bool:
-    """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
-    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a tool's directive ("<!-- lint disable ... -->"),
-    metadata (lines of fields), markup switched off (a badge, a link, with its note to the maintainer) or a file's
-    licence header is no message and stays; the rules still read it."""
-    comment = _COMMENT.match(plain)
-    if not comment or _LICENCE.search(body := comment.group(1)) or _ELEMENT.search(body) or _DIRECTIVE.match(body):
-        return False
-    lines = [line for line in body.splitlines() if line.strip()]
-    if len(lines) > 1 and 2 * sum(bool(_FIELD_LINE.match(line)) for line in lines) >= len(lines):
-        return False  # metadata: "added: v20.11.0", "changes:", ...
-    words = [w for w in body.split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
-    return len(words) >= HIDDEN_WORDS
 
 
 def sentences(text: str) -> list[tuple[int, int]]:

@@ -11,6 +11,10 @@ along with another piece; a signature's parameters are read by no rule; a contro
 is named, not typed. The learned classifier judges no code (its head was trained on prose; a prompt example reads to
 it as an instruction, which it is, to another model).
 
+An HTML comment is read by the rules like any piece, and withheld whole when it holds prose (:func:`hidden_prose`:
+the page's reader never sees it; the model would), but not a marker, a tool's directive, metadata or markup
+switched off.
+
 Code is a fenced block (```` ``` ```` or ``~~~``; a chunk that begins inside one, as ingest's chunks at blank lines
 do, shows it by a first fence that closes), a reStructuredText literal block (the indented lines after ``::``), or a
 line that is a function's signature.
@@ -170,3 +174,27 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
                     and not plain.startswith("#") and _UNFINISHED.search(text[spans[before][0]:spans[before][1]]):
                 rules[i] = None
     return rules
+
+
+_HTML_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
+_LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
+_ELEMENT = re.compile(r"<[a-z][a-z0-9]*\b[^>]*>")  # markup commented out: a badge, a link, a block switched off
+_DIRECTIVE = re.compile(r"\s*[\w.-]+[\s:-]+(?:disable|enable|ignore|off|on|start|end|skip|begin)\b")
+_FIELD_LINE = re.compile(r"\s*(?:-\s+\S+\s*$|(?:-\s+)?[\w-]+\s*:)")  # "added: v20.11.0", "- v14.17.0"
+_PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
+HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
+
+
+def hidden_prose(plain: str) -> bool:
+    """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
+    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a tool's directive ("<!-- lint disable ... -->"),
+    metadata (lines of fields), markup switched off (a badge, a link, with its note to the maintainer) or a file's
+    licence header is no message and stays; the rules still read it."""
+    comment = _HTML_COMMENT.match(plain)
+    if not comment or _LICENCE.search(body := comment.group(1)) or _ELEMENT.search(body) or _DIRECTIVE.match(body):
+        return False
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) > 1 and 2 * sum(bool(_FIELD_LINE.match(line)) for line in lines) >= len(lines):
+        return False  # metadata: "added: v20.11.0", "changes:", ...
+    words = [w for w in body.split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
+    return len(words) >= HIDDEN_WORDS
