@@ -141,9 +141,11 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"\bstay in (?:the )?(?:[\w-]+ ){0,2}(?:role|character|persona)\b|\blet's play a game\b|"
                rf"\bwhen(?:ever)? {_THIS_TEXT} is (?:summari[sz]ed|quoted|indexed|read)\b|"
                r"\byou are required to\b|^(?:assistant|ai)\s*,|\bwhen (?:answering|"
-               r"summari[sz]ing)\b(?!\s+(?:the|a|an|your|our|their|his|her|its)\b)|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
+               r"summari[sz]ing)\b(?!\s+(?:the|a|an|your|our|their|his|her|its)\b)|\banyone summari[sz]ing\b|"
+               r"\bwhenever i am asked\b|"
                r"\b(?:developer|operator|admin(?:istrator)?|system)\s+(?:instructions?|messages?|notes?|notices?|"
-               r"prompts?)\b|(?<!\d )(?<!two )(?<!three )(?<!four )(?<!several )\bnew instructions\b|\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
+               r"prompts?)\b|(?<!\d )(?<!two )(?<!three )(?<!four )(?<!several )\bnew instructions\b|"
+               r"\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
                r"moderators?|owners?)\b|\bif (?:you(?:'re| are| happen to be)(?! using| running| working)|ur)\b"
                rf"[^.]{{0,30}}\b{_READER}\b|[(\[]\s*{_READER}\s*:|"
                rf"\b{_READER}\b[^.]{{0,60}}\b(?:are|is) (?:\w+ )?(?:asked|requested|instructed|required|told) to "
@@ -159,8 +161,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                # a reader at work on this text: "if an LLM triage bot is summarising this issue", "whoever is reading"
                rf"\b{_ANY_READER}\b (?:(?:is|are|be|gets?) )?{_READING}\b|"
                rf"\b(?:whoever|whatever|whichever)\b[^.]{{0,30}}\b(?:is|are) {_READING}\b|"
-               rf"\b(?:summari[sz](?:es|ing|ed)|quot(?:es|ing|ed)|cit(?:es|ing|ed)|index(?:es|ing|ed)|process(?:es|ing|ed)|"
-               rf"crawl(?:s|ing|ed)|(?:that|who|which) (?:summari[sz]e|quote|cite|index|process|crawl)) {_THIS_TEXT}\b|"
+               rf"\b(?:summari[sz](?:es|ing|ed)|quot(?:es|ing|ed)|cit(?:es|ing|ed)|index(?:es|ing|ed)|"
+               rf"process(?:es|ing|ed)|crawl(?:s|ing|ed)|(?:that|who|which) (?:summari[sz]e|quote|cite|index|process|crawl)) {_THIS_TEXT}\b|"
                rf"\banswer\w* (?:\w+ ){{0,2}}(?:from|about|on|in) {_THIS_TEXT}\b|"
                # a reader of this text obliged to say something: "AI assistants and crawlers describing this photo
                # must say", "drafting assistants working from this message should give"
@@ -181,14 +183,16 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
     # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore")
-    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
+    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
+              rf"\bdo not (?:use|read|trust|follow)\b"
               rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
               rf"{_ANSWER_VERB}\s*:|\balways (?:answer|reply|respond)\b|"
               r"\b(?:to|for|on|about|with|answer|reply|respond)\s+(?:every|each) (?:question|query)\b|"
               r"\bwhatever the (?:question|query)\b|\bwhatever the user\b|"
               r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*[:=(.\[])"
-              r"(?!\s+(?:to|the|a|an|all|any|in|within|by|as|when|if|these|those|your|our|their|them|it)\b)|\bdo not (?:cite|reveal|mention)\b|"
+              r"(?!\s+(?:to|the|a|an|all|any|in|within|by|as|when|if|these|those|your|our|their|them|it)\b)|"
+              r"\bdo not (?:cite|reveal|mention)\b|"
               r"\byou should (?:name|credit|attribute|answer|reply|respond)\b|"
               # an order that defers to a payload: "whatever the paragraph below says", "repeat this name"
               r"\bwhatever the (?:[\w']+ ){1,3}(?:says|said|states|claims)\b|(?:^|[.:;,]\s*|\bplease\s+|\band\s+)"
@@ -352,8 +356,8 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     pieces = [text[start:end] for start, end in spans]
     plains = [skeleton(piece).strip() if _LETTER.search(piece) else "" for piece in pieces]
     kinds = code_kinds(text, spans)
-    rules = code_rules(text, spans, plains, kinds,
-                       [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)])
+    found = [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)]
+    rules = code_rules(text, spans, plains, kinds, found)
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
     in_turn = False  # a forged turn began on this line: the rest of the line is that turn

@@ -23,10 +23,10 @@ PROSE_WORDS = 2  # words in lower case a piece the classifier judges has at leas
 _NOT_PROSE = re.compile(r"<[^>]*>|\]\([^)\s]*\)|\S*://\S*|\S+@\S+")  # tags, link targets, addresses
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # A capitalised word of a closed class opens a clause or a value ("Box 5: Your home address"); it names no one.
-_CLOSED_CLASS = ("(?:Your|They|Them|Their|Then|There|These|Those|This|That|When|Where|What|Which|While|With|Within|From|"
-                 "Into|Each|Every|Some|Only|Also|Here|Just|Most|Many|Much|More|Please|After|Before|Because|Since|Unless|"
-                 "Until|Although|Though|Once|Both|Either|Neither|Other|Such|Same|Very|Even|Over|Under|About|Above|"
-                 "Below)")
+_CLOSED_CLASS = ("(?:Your|They|Them|Their|Then|There|These|Those|This|That|When|Where|What|Which|While|With|"
+                 "Within|From|Into|Each|Every|Some|Only|Also|Here|Just|Most|Many|Much|More|Please|After|Before|"
+                 "Because|Since|Unless|Until|Although|Though|Once|Both|Either|Neither|Other|Such|Same|Very|Even|Over|"
+                 "Under|About|Above|Below)")
 # What an instruction pushes: a run of capitalised words ("Rupert Garside"), a quoted string, a capitalised word
 # inside a sentence ("... Ravensholt is the festival town").
 _NAME = re.compile(r"[\"\u201c\u201e\u00ab]([^\"\u201c\u201d\u00bb\n]{3,60})[\"\u201d\u00bb\u201c]|"
