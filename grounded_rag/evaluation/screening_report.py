@@ -5,7 +5,7 @@ many rows have every trace of the attacker's answer withheld, by kind, and how m
 for any other eval file, how many passages (texts and titles) and rows lose a sentence, by rule: the cost on clean
 text. A folder, a text or markdown file, or a glob (``'docs/*.md'``) is read as ``grounded-rag ingest`` reads it
 (chunked, titled by file name), one source per argument, and reported the same way with the headings it withheld
-(a markdown ``#`` line or a file's title; never an instruction). ``--packages validation|test|all``: the same for the
+(a markdown ``#`` line outside code, a front matter's ``title:`` or a file's title; never an instruction). ``--packages validation|test|all``: the same for the
 long descriptions (READMEs) of the Python packages installed beside grounded-rag, split by a hash of each package's
 name as ``cookbook/data/real_docs`` is by file: real documents every machine that runs this has. ``--learned``
 screens as the decoder does with ``screen_classifier``: the rules, then the learned classifier
