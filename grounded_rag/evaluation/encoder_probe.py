@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from ..screening import WITHHELD, judged, sentences
+from ..screening import WITHHELD, judged_pieces, sentences
 from .instruction_probe import auc, passage_text
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
@@ -120,9 +120,8 @@ def real_halves(folder: Path | None, packages: str | None) -> tuple[list[list[st
     halves: tuple[list[list[str]], list[list[str]]] = ([], [])
     for doc in docs:
         file = str(doc.metadata.get("file"))
-        text = doc.text
-        judged_pieces = [p for a, b in sentences(text) if (p := text[a:b].strip()) and judged(p)]
-        halves[hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"].append(judged_pieces)
+        half = hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"
+        halves[half].append(list(judged_pieces(doc.text)))
     return halves
 
 
