@@ -48,7 +48,7 @@ class DecodingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     # The default goes beyond the paper's "grounded" (docs/methods.md); a menu name, a deprecated one, or (once
-    # grounded_rag.evaluation is imported) a research ablation's.
+    # grounded_rag.evaluation.ablations.register() has run, as eval does) a research ablation's.
     method: str = Field(DEFAULT_METHOD, description="the decoding method: one of grounded_rag.METHODS")
     rho_max: float = Field(4.0, ge=0, allow_inf_nan=True,
                            description="the paper's method (grounded): the largest weight of its second stream; >= 0")

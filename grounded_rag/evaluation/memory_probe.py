@@ -25,6 +25,7 @@ import torch
 from ..config import DecodingConfig
 from ..decoder import GroundedDecoder
 from ..methods import conflict, get_method
+from .ablations import register as register_ablations
 from .checkpoint import read_records
 from .protocol import PROTOCOL, base_config
 
@@ -70,7 +71,8 @@ def probe_row(decoder: GroundedDecoder, row: dict[str, Any], config: DecodingCon
 
 
 def probe(data: Path, generations: Path, method: str, params: str, decoder: GroundedDecoder) -> dict[str, Any]:
-    """Every miss of ``method`` on ``data`` probed; the counts and the rows."""
+    """Every miss of ``method`` (a menu method or a research ablation) on ``data`` probed; the counts and the rows."""
+    register_ablations()
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     misses = _misses(rows, generations, method, params)
     config = base_config(method, json.loads(params), max_new_tokens=32)

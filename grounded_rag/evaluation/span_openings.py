@@ -18,6 +18,7 @@ from typing import Any
 
 from ..decoder import GroundedDecoder
 from ..methods import Method, PostStep, StepFusion, StepInputs, _pmi_x, get_method
+from .ablations import register as register_ablations
 from .data import load_examples, split_examples
 from .protocol import base_config
 
@@ -53,6 +54,7 @@ def openings(decoder: GroundedDecoder, data: Path, split: str, limit: int | None
     """One record per span opened on ``data``'s ``split`` rows, each decoded alone: the row, its answer, the answer
     before the span, the opening token, its two contrasts, and whether the question gate (``pmi_gate``) would have
     let it through."""
+    register_ablations()
     recorder = _Recorder()
     config, method = base_config(ABLATION, {"pmi_gate": 1.0}, max_new_tokens=16), _logged(recorder)
     records = []

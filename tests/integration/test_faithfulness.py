@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from grounded_rag.cli import main
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.evaluation.traces import copies_a_passage
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_cases.json").read_text())
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
