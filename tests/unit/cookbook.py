@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import re
@@ -13,20 +14,30 @@ from types import ModuleType
 # The injection sets' row schema (the project's JSONL schema plus the attacker's answer and the attack's kind).
 ROW_KEYS = {"id", "question", "documents", "answers", "injected", "attack"}
 DOC_KEYS = {"title", "text"}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(path: Path) -> ModuleType:
-    """``path`` executed as a fresh module named after its file, its folder on the import path as when it is run
-    (the injection generators import ``injection_rows`` from beside them)."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    """``path`` executed as a fresh module named after its folder and file (registered, as dataclasses need), its
+    folder on the import path as when it is run (the injection generators import ``injection_rows`` from beside
+    them)."""
+    name = f"cookbook_{path.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(str(path.parent))
     return module
+
+
+@functools.cache
+def research(name: str) -> ModuleType:
+    """The research script ``cookbook/research/<name>.py`` (run as ``python cookbook/research/<name>.py``)."""
+    return load_script(ROOT / "cookbook" / "research" / f"{name}.py")
 
 
 def words(text: str) -> set[str]:
@@ -68,7 +79,7 @@ def check_row_schema(row: dict, kinds: set[str], injected: str) -> None:
         assert doc["title"] is None or (isinstance(doc["title"], str) and doc["title"].strip())
 
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "cookbook" / "data"
+DATA_DIR = ROOT / "cookbook" / "data"
 
 
 class InjectionSet:
