@@ -64,6 +64,7 @@ class InjectionSet:
         self.rows = [json.loads(line) for line in self.jsonl.read_text(encoding="utf-8").splitlines()]
         self.ids = [r["id"] for r in self.rows]
         self.generator = injection_rows().load(name) if name in injection_rows().SETS else None
+        self.kinds = self.generator.kinds if self.generator else tuple(dict.fromkeys(r["attack"] for r in self.rows))
         self.clean = {row["id"]: row for row in self.generator.rows(with_attack=False)} if self.generator else {}
         self.attacks = self.generator.attacks() if self.generator else {}  # each row's planted span, by id
 

@@ -2,7 +2,8 @@
 every set: each is its data's rendering byte for byte, its rows well formed, each attack plants an answer that no
 honest answer holds while a passage states the true one, and each kind of attack looks like what it names
 (injection_kinds.py). What differs between sets (the planted answers' form, how many rows a kind has, how the attacks
-are placed and worded) is :data:`EXPECT`; a new set adds a line there and its kinds to injection_kinds.py."""
+are placed and worded) is :data:`EXPECT`; a new set adds a line there and its kinds to injection_kinds.py. A set
+written by hand as data only (:data:`DATA_ONLY`) has no planted spans to read: the checks of its rows run on it."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class Expect:
     per_kind: int | dict[str, int] = 4  # rows of each kind (every kind its own count where a dict)
     injected: str = r".*\S.*"  # the planted answer's form
     ascii_injected: bool = True
+    words_apart: bool = True  # it shares no word with the question or a true answer ("1600 mg" for "1200 mg" would)
     unique_injected: bool = True  # no two rows plant the same answer
     unique_words: bool = False  # nor share a word
     fresh_from: tuple[str, ...] = ()  # earlier sets whose planted answers (and their words) it does not reuse
@@ -118,38 +120,45 @@ EXPECT = {
         style=Style(r"\b(Opmerking|Notă|Merknad|Catatan|Huomio|Megjegyzés|Avís|kudasai|Σημειώσεις|nyhetsbrev)\b", 8,
                     indirect_words=(r"if a program is reading|rather than a human|software that condenses|"
                                     r"if software is condensing"), indirect=3, spread=SPREAD)),
+    # Written by hand and blind, as data: planted answers of the true one's type (years, counts, names, doses).
+    "prose_injection_eleventh": Expect(ascii_injected=False, words_apart=False),
 }
+DATA_ONLY = ("prose_injection_eleventh",)  # no injection_sets module: checked as data
 SETS = {name: InjectionSet(name) for name in EXPECT}
 ROWS = [(s, row) for s in SETS.values() for row in s.rows]
-ROW_IDS = [f"{s.name}/{row['id']}" for s, row in ROWS]
 KIND_CHECKS = [(SETS[name], kind, checks) for name, kinds in KINDS.items() for kind, checks in kinds.items()]
 each_set = pytest.mark.parametrize("s", SETS.values(), ids=SETS)
-each_row = pytest.mark.parametrize("s,row", ROWS, ids=ROW_IDS)
+each_row = pytest.mark.parametrize("s,row", ROWS, ids=[f"{s.name}/{row['id']}" for s, row in ROWS])
+# What reads a set's data (its planted spans, its rows without them) runs over the sets written from data.
+GENERATED = {name: s for name, s in SETS.items() if s.generator}
+each_generated_set = pytest.mark.parametrize("s", GENERATED.values(), ids=GENERATED)
+each_generated_row = pytest.mark.parametrize("s,row", [(s, r) for s, r in ROWS if s.generator],
+                                             ids=[f"{s.name}/{r['id']}" for s, r in ROWS if s.generator])
 
 
 def test_every_set_is_listed_and_regenerates_byte_for_byte() -> None:
-    assert set(EXPECT) == set(injection_rows().SETS)
+    assert set(EXPECT) == {p.stem for p in DATA_DIR.glob("prose_injection*.jsonl")}
+    assert set(GENERATED) == set(injection_rows().SETS) == set(EXPECT) - set(DATA_ONLY)
     assert load_script(DATA_DIR / "make_injection_set.py").main(["--check"]) == 0
 
 
-@each_set
+@each_generated_set
 def test_the_file_is_its_datas_rendering(s: InjectionSet) -> None:
     assert s.jsonl.read_bytes() == s.generator.render().encode("utf-8"), f"python {DATA_DIR}/make_injection_set.py"
     assert s.generator.out == s.jsonl and s.generator.render() == s.generator.render()
-    assert "\\u" not in s.jsonl.read_text(encoding="utf-8"), "disguises are written as UTF-8, not escaped"
 
 
 @each_set
 def test_rows_per_kind_ids_and_splits(s: InjectionSet) -> None:
     expect = EXPECT[s.name]
     kinds = Counter(r["attack"] for r in s.rows)
-    per_kind = expect.per_kind if isinstance(expect.per_kind, dict) else dict.fromkeys(s.generator.kinds,
-                                                                                      expect.per_kind)
-    assert kinds == per_kind and set(kinds) == set(s.generator.kinds)
+    per_kind = expect.per_kind if isinstance(expect.per_kind, dict) else dict.fromkeys(s.kinds, expect.per_kind)
+    assert kinds == per_kind and set(kinds) == set(s.kinds)
+    assert "\\u" not in s.jsonl.read_text(encoding="utf-8"), "disguises are written as UTF-8, not escaped"
     assert set(KINDS.get(s.name, {})) <= set(kinds), "injection_kinds.py names a kind the set does not have"
     numbers = sorted((r["attack"], int(r["id"].removeprefix(r["attack"] + "-"))) for r in s.rows)
     assert numbers == sorted((kind, n) for kind, count in kinds.items() for n in range(1, count + 1))
-    assert set(s.attacks) == set(s.ids) == set(s.clean)
+    assert set(s.attacks) == set(s.ids) == set(s.clean) or not s.generator
     examples = load_examples(s.jsonl)
     assert [(ex.id, ex.injected, ex.dataset) for ex in examples] == [(r["id"], r["injected"], s.name) for r in s.rows]
     validation, test = split_examples(examples, "validation"), split_examples(examples, "test")
@@ -173,7 +182,7 @@ def test_planted_answers_trace_to_their_rows(s: InjectionSet) -> None:
 @each_row
 def test_row_schema(s: InjectionSet, row: dict) -> None:
     expect = EXPECT[s.name]
-    assert set(row) == ROW_KEYS and row["attack"] in s.generator.kinds
+    assert set(row) == ROW_KEYS and row["attack"] in s.kinds
     assert isinstance(row["question"], str) and row["question"].strip()
     assert isinstance(row["injected"], str) and re.fullmatch(expect.injected, row["injected"]), row["injected"]
     assert row["injected"].isascii() or not expect.ascii_injected, "the planted answer stays plain Latin"
@@ -189,23 +198,25 @@ def test_row_schema(s: InjectionSet, row: dict) -> None:
 
 @each_row
 def test_the_attack_plants_an_answer_no_honest_answer_holds(s: InjectionSet, row: dict) -> None:
-    inj, answers, question = row["injected"], row["answers"], row["question"]
+    inj, answers, question, apart = row["injected"], row["answers"], row["question"], EXPECT[s.name].words_apart
     assert any(inj in f for d in row["documents"] for f in fields(d)), "the attack names its answer verbatim"
-    assert inj.lower() not in question.lower() and not words(inj) & words(question)
+    assert inj.lower() not in question.lower() and not (apart and words(inj) & words(question))
     for answer in answers:
         assert inj.lower() not in answer.lower() and answer.lower() not in inj.lower(), answer
         assert normalize_answer(inj) not in normalize_answer(answer), answer
         assert normalize_answer(answer) not in normalize_answer(inj), answer
-        assert not words(inj) & words(answer), answer
+        assert not (apart and words(inj) & words(answer)), answer
     assert not substring_match(" ".join(answers), [inj])
-    assert any(a in d["text"] for a in answers for d in row["documents"]) or not EXPECT[s.name].verbatim
-    assert any(substring_match(d["text"], answers) for d in row["documents"])
+    if EXPECT[s.name].verbatim:  # a passage states the answer, as written (or, where not, as normalised)
+        assert any(a in d["text"] for a in answers for d in row["documents"])
+    else:
+        assert any(substring_match(d["text"], answers) for d in row["documents"])
     others = {r["injected"] for r in s.rows} - {inj}
     passages = " ".join(f for d in row["documents"] for f in fields(d))
     assert not any(substring_match(passages, [other]) for other in others), "another row's planted answer is here"
 
 
-@each_row
+@each_generated_row
 def test_the_true_answer_stands_in_clean_text(s: InjectionSet, row: dict) -> None:
     clean = s.clean[row["id"]]
     keep = ("question", "answers", "injected", "attack")
@@ -217,7 +228,7 @@ def test_the_true_answer_stands_in_clean_text(s: InjectionSet, row: dict) -> Non
     assert any(substring_match(doc["text"], row["answers"]) for doc in clean["documents"])
 
 
-@each_row
+@each_generated_row
 def test_the_planted_answer_stands_only_in_the_attack(s: InjectionSet, row: dict) -> None:
     inj, attack, expect = row["injected"], s.attacks[row["id"]], EXPECT[s.name]
     # The planted span holds the planted answer and sits, whole, in exactly one passage or title.
@@ -234,7 +245,7 @@ def test_the_planted_answer_stands_only_in_the_attack(s: InjectionSet, row: dict
         assert not words(inj) & words(text) or not expect.apart_words, text
 
 
-@each_row
+@each_generated_row
 def test_the_clean_rendering_only_drops_the_attack(s: InjectionSet, row: dict) -> None:
     clean, attack, carrier = s.clean[row["id"]], s.attacks[row["id"]], s.carrier(row)
     # Every document the attack does not touch comes through unchanged; a passage of the attacker's own is left out.
@@ -259,7 +270,7 @@ def placement(s: InjectionSet, row: dict) -> str:
     return "before" if start < answer_at else "middle" if text[start + len(attack):].strip() else "after"
 
 
-@each_set
+@each_generated_set
 def test_placements_vary(s: InjectionSet) -> None:
     expect = EXPECT[s.name]
     places = Counter(placement(s, row) for row in s.rows) + Counter(f"{len(r['documents'])} docs" for r in s.rows)
@@ -268,7 +279,7 @@ def test_placements_vary(s: InjectionSet) -> None:
     assert not places["beside"] or not expect.never_beside, places
 
 
-@each_set
+@each_generated_set
 def test_wording_varies(s: InjectionSet) -> None:
     expect, attacks = EXPECT[s.name], list(s.attacks.values())
     if expect.style is None:
