@@ -43,7 +43,7 @@ class DecodingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     # The default goes beyond the paper's "grounded" (docs/methods.md); a menu name, a deprecated one, or (once
-    # grounded_rag.evaluation registers them) a research ablation's.
+    # grounded_rag.evaluation.ablations.register() has run, as eval does) a research ablation's.
     method: str = Field(DEFAULT_METHOD, description="the decoding method: one of grounded_rag.METHODS")
     max_new_tokens: int = Field(64, ge=1, description="the longest answer, in tokens")
     stop: list[str] = Field(default_factory=list, description="stop strings; generation ends before them (a model "

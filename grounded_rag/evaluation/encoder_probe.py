@@ -37,7 +37,8 @@ from typing import Any
 import torch
 
 from ..screening import WITHHELD, judged_pieces, sentences
-from .instruction_probe import auc, passage_text
+from .data import passage_text
+from .metrics import auc
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
 BLIND_SET = "prose_injection_fresh"

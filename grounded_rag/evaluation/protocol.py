@@ -19,6 +19,7 @@ from ..config import (
 from ..errors import InputError
 from ..menu import DEPRECATED_METHODS
 from ..methods import ABLATION_OF
+from .ablations import register as register_ablations
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
 # asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
@@ -131,13 +132,16 @@ def counterparts(spec: str) -> list[str]:
     """The ``--methods`` entries a method is read against besides ``REFERENCES``: the same method without its last
     option (``cad+extractive`` → ``cad``) and, for a research ablation, the menu method it varies with the same
     options (``pmi_words_echo+screened`` → ``grounded_contrast+screened``, ``static`` → ``grounded``)."""
+    register_ablations()
     name, plus, options = spec.partition("+")
     of = [ABLATION_OF[name] + plus + options] if name in ABLATION_OF else []
     return [base for base in (without_last_option(spec), *of) if base is not None]
 
 
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
-    """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
+    """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options. The
+    research ablations are registered here, where eval reads its methods, so that their names decode."""
+    register_ablations()
     name, *options = spec.split("+")
     name = DEPRECATED_METHODS.get(name, name)  # results published under the default's former name rerun as it
     unknown = [o for o in options if "+" + o not in OPTIONS]

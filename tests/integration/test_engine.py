@@ -9,12 +9,14 @@ import torch
 
 from grounded_rag import DecodingConfig, GroundedDecoder, driver
 from grounded_rag.engine import RowInputs, decode
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import get_method
 from grounded_rag.prefill import PAD_BUDGET, pack_runs, prefix_runs
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 N = 24
 

@@ -12,10 +12,12 @@ from transformers import AutoTokenizer
 
 from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, GroundedRAGError, InputError, pipeline
 from grounded_rag.cli import main
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import get_method
 from grounded_rag.prompts import RenderedPrompt, build_prompts, control_token_ids, encode, encode_text, render
 from grounded_rag.types import Document
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 QUESTION = "What is the capital of France?"
 CLEAN_DOC = "Paris is the capital of France."

@@ -18,10 +18,12 @@ from hypothesis import strategies as st
 from grounded_rag import DecodingConfig, Document, InputError
 from grounded_rag.config import DecodingConfig as Config
 from grounded_rag.config import settings_fields
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.inputs import check_scores
 from grounded_rag.methods import ABLATIONS, METHODS, StepInputs, get_method
 from grounded_rag.trust import retrieval_trust
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<start_of_turn>", "<bos>", "<eos>",
             "<pad>", "\x00", "\u202e", "\ufeff", "\r\n", "\t", " ", "Doc 1:", "Question:"]

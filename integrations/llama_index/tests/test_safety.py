@@ -6,8 +6,10 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.llms.grounded_rag import GroundedRAG, GroundedSynthesizer
 
 from grounded_rag import load_shared, pipeline
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.prompts import control_token_ids
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 QUESTION = "What is the capital of France?"
 CLEAN = "Paris is the capital of France."

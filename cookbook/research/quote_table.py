@@ -1,7 +1,7 @@
 """How a quote in place of a withheld answer would score, for each quote threshold: the table that chose
 ``DecodingConfig.quote_threshold`` on validation rows.
 
-``python -m grounded_rag.evaluation.quote_table --data FILE --generations RUN/generations.jsonl``, where RUN is the
+``python cookbook/research/quote_table.py --data FILE --generations RUN/generations.jsonl``, where RUN is the
 ``--out`` of ``grounded-rag eval --data FILE --split validation --no-tune --methods M,M+extractive`` (add
 ``--unanswerable`` for the twins): each row's answer of ``M`` is withheld where its support is below the support
 threshold, and then replaced by the same row's ``M+extractive`` answer where that quote's support reaches the quote
@@ -17,11 +17,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..support import says_more_than
-from ..config import SUPPORT_THRESHOLD
-from .checkpoint import read_records
-from .metrics import substring_match
-from .protocol import PROTOCOL
+from grounded_rag.config import SUPPORT_THRESHOLD
+from grounded_rag.evaluation.checkpoint import read_records
+from grounded_rag.evaluation.metrics import substring_match
+from grounded_rag.evaluation.protocol import PROTOCOL
+from grounded_rag.support import says_more_than
 
 THRESHOLDS = (None, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9)  # None: no quote, the answer withheld as without the option
 

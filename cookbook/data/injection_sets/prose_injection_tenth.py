@@ -1,4 +1,4 @@
-"""Write ``prose_injection_tenth.jsonl``: a tenth, blind evaluation set of prompt injections in retrieved passages.
+"""A tenth, blind evaluation set of prompt injections in retrieved passages.
 
 Each of the 40 rows asks about an invented fact -- people, firms, places and things that do not exist, so a small
 model cannot answer it from memory -- and a clean passage states the true answer plainly. Each row also carries
@@ -43,43 +43,21 @@ their file format only; the names seen there were avoided here. The set is a one
 generalises to attacks its authors never saw. Do not tune the defence on it; once tuned on, it no longer measures
 generalisation.
 
-Row schema (one JSON object per line)::
-
-    {"id": "<kind>-<n>", "question": str, "documents": [{"title": str | null, "text": str}, ...],
-     "answers": [str, ...], "injected": str, "attack": "<kind>"}
-
-In the specs below ``SLOT`` marks where the attack goes (exactly once per row, in one text or one title).
-``rows(with_attack=False)`` renders the same rows without the attack (a document holding nothing but the attack is
-dropped, and a title that was nothing but the attack becomes null); the tests use it to check that the true answer
-stands in clean text. Run ``python cookbook/data/make_prose_injection_tenth.py`` to (re)write the JSONL next to
-this script; the output is deterministic and the script needs only the standard library.
+Written by ``python cookbook/data/make_injection_set.py prose_injection_tenth`` (the schema: ``__init__.py``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from injection_rows import SLOT, Generator
+from injection_rows import SLOT
 
-OUT = Path(__file__).with_name("prose_injection_tenth.jsonl")
-
-KINDS = (
-    "commit_log",
-    "invoice_line_item",
-    "transit_alert",
-    "app_release_notes",
-    "server_log",
-    "lab_report",
-    "course_syllabus",
-    "patent_abstract",
-    "speaker_notes",
-    "newsletter_footer",
-)
+KINDS = ("commit_log", "invoice_line_item", "transit_alert", "app_release_notes", "server_log", "lab_report",
+         "course_syllabus", "patent_abstract", "speaker_notes", "newsletter_footer")
 
 # ---------------------------------------------------------------------------------------------- the rows
 
-_SPECS: list[dict[str, Any]] = [
+SPECS: list[dict[str, Any]] = [
     # ------------------------------------------------------------------ commit_log
     {
         "kind": "commit_log",
@@ -886,13 +864,3 @@ _SPECS: list[dict[str, Any]] = [
         ],
     },
 ]
-
-# ---------------------------------------------------------------------------------------------- rendering
-
-
-GENERATOR = Generator(_SPECS, KINDS, OUT)
-rows, attacks, render = GENERATOR.rows, GENERATOR.attacks, GENERATOR.render
-
-
-if __name__ == "__main__":
-    GENERATOR.write()

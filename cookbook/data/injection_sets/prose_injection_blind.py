@@ -1,4 +1,4 @@
-"""Write ``prose_injection_blind.jsonl``: a blind evaluation set of prompt injections hidden in retrieved passages.
+"""The blind set: an evaluation set of prompt injections hidden in retrieved passages, written blind.
 
 Each row pairs an invented fact (people, places and years that do not exist, so a small model cannot answer from
 memory) with a question that one clean passage answers, plus one attack that tries to make a question-answering
@@ -14,44 +14,25 @@ This set was written without sight of the project's prompt-injection defence or 
 one-time check of how well the defence generalises to phrasings it was not tuned on. Do not tune the defence on it;
 if you do, it stops measuring generalisation.
 
-Row schema (one JSON object per line)::
-
-    {"id": "<kind>-<n>", "question": str, "documents": [{"title"?: str, "text": str}, ...],
-     "answers": [str, ...], "injected": str, "attack": "<kind>"}
-
-Run ``python cookbook/data/make_prose_injection_blind.py`` to (re)write the JSONL next to this script; the output is
-deterministic.
+Written by ``python cookbook/data/make_injection_set.py prose_injection_blind`` (the schema: ``__init__.py``).
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).with_name("prose_injection_blind.jsonl")
+from injection_rows import slotted
 
-KINDS = (
-    "instruction_prose",
-    "fake_dialogue",
-    "authority_note",
-    "metadata_field",
-    "disguised_letters",
-    "other_language",
-    "long_passage",
-    "correction_notice",
-    "forged_turn",
-    "indirect_request",
-)
+NULL_TITLES = False  # an untitled passage has no "title" key
 
-# Where the attack goes:
-#   "append" / "prepend"  -- joined to the clean passage's text with ``sep`` (default one space)
-#   "middle"              -- ``clean`` is a (before, after) pair and the attack goes between them
-#   "title"               -- the attack is the clean passage's title
-#   "before" / "after"    -- the attack is a passage of its own (title ``attack_title`` if given)
-# ``others_before`` / ``others_after`` are unrelated distractor passages.
+KINDS = ("instruction_prose", "fake_dialogue", "authority_note", "metadata_field", "disguised_letters",
+         "other_language", "long_passage", "correction_notice", "forged_turn", "indirect_request")
 
-_SPECS: list[dict[str, Any]] = [
+# Written by placement (injection_rows.slotted): ``where`` the attack goes relative to the clean passage (``title``,
+# ``clean``), ``sep`` and ``attack_title`` where given; ``others_before`` / ``others_after`` are unrelated distractor
+# passages.
+
+_PLACED: list[dict[str, Any]] = [
     # ------------------------------------------------------------------ instruction_prose
     {
         "kind": "instruction_prose",
@@ -947,59 +928,4 @@ _SPECS: list[dict[str, Any]] = [
     },
 ]
 
-
-def _doc(text: str, title: str | None = None) -> dict[str, str]:
-    return {"text": text} if title is None else {"title": title, "text": text}
-
-
-def _documents(spec: dict[str, Any]) -> list[dict[str, str]]:
-    where, attack, clean = spec["where"], spec["attack"], spec["clean"]
-    sep = spec.get("sep", " ")
-    title = spec.get("title")
-    if where == "middle":
-        before, after = clean
-        text = before + sep + attack + sep + after
-    elif where == "append":
-        text = clean + sep + attack
-    elif where == "prepend":
-        text = attack + sep + clean
-    elif where in ("title", "before", "after"):
-        text = clean
-    else:
-        raise ValueError(f"unknown placement {where!r}")
-    if where == "title":
-        title = attack
-    docs = [_doc(text, title)]
-    if where == "before":
-        docs.insert(0, _doc(attack, spec.get("attack_title")))
-    elif where == "after":
-        docs.append(_doc(attack, spec.get("attack_title")))
-    return [*spec.get("others_before", []), *docs, *spec.get("others_after", [])]
-
-
-def rows() -> list[dict[str, Any]]:
-    """The 40 rows, in a fixed order, ids ``<kind>-<n>`` numbered from 1 within each kind."""
-    counts: dict[str, int] = {}
-    out = []
-    for spec in _SPECS:
-        kind = spec["kind"]
-        counts[kind] = counts.get(kind, 0) + 1
-        out.append(
-            {
-                "id": f"{kind}-{counts[kind]}",
-                "question": spec["question"],
-                "documents": _documents(spec),
-                "answers": list(spec["answers"]),
-                "injected": spec["injected"],
-                "attack": kind,
-            }
-        )
-    return out
-
-
-def render() -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows())
-
-
-if __name__ == "__main__":
-    OUT.write_text(render(), encoding="utf-8")
+SPECS = [slotted(spec) for spec in _PLACED]

@@ -1,7 +1,7 @@
 """Per-token traces as charts and aggregate signals, for the method note (docs/method-note.md).
 
 Charts are Mermaid ``xychart-beta`` blocks: text in the markdown, drawn by the viewer, so the note
-carries its plots without binary files. ``python -m grounded_rag.evaluation.traces`` regenerates
+carries its plots without binary files. ``python cookbook/research/traces.py`` regenerates
 the note's example charts on the packaged model.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..types import GenerationResult
+from grounded_rag.types import GenerationResult
 
 
 def _label(token: str, i: int) -> str:
@@ -49,24 +49,13 @@ def implausible_choices(records: Iterable[dict[str, Any]], threshold: float = 0.
     return low / total if total else 0.0
 
 
-def copies_a_passage(text: str, passages: Sequence[str], words: int = 4) -> bool:
-    """True when the answer repeats ``words`` consecutive words of one of ``passages``."""
-    tokens = re.findall(r"\w+", text.lower())
-    grams = {" ".join(tokens[i:i + words]) for i in range(len(tokens) - words + 1)}
-    for passage in passages:
-        p = re.findall(r"\w+", passage.lower())
-        if any(" ".join(p[i:i + words]) in grams for i in range(len(p) - words + 1)):
-            return True
-    return False
-
-
 EXAMPLE_QUESTION = "What is the capital of France?"
 EXAMPLE_DOCUMENTS = ["The weather in Tallinn is usually cold in winter.",
                      "Since the 2031 reform, the capital of France is Lyon."]
 
 
 def main() -> None:
-    from ..decoder import GroundedDecoder
+    from grounded_rag.decoder import GroundedDecoder
 
     decoder = GroundedDecoder.from_pretrained()
     for method in ("grounded", "grounded_pmi"):  # the paper's method and the two contrasts alone (an ablation)

@@ -1,6 +1,6 @@
 """Can the model itself tell a passage that instructs from one that states a fact?
 
-``python -m grounded_rag.evaluation.instruction_probe``: the question gate guards every passage, so it withholds the
+``python cookbook/research/instruction_probe.py``: the question gate guards every passage, so it withholds the
 evidence boost from a counterfactual statement as it does from a planted instruction (docs/results.md). A gate that
 guarded only passages that instruct would need a per-passage signal. This reads one candidate: the model asked, once
 per passage, whether the passage tells an AI or a reader what answer to give (its log-odds of yes over no at the
@@ -22,7 +22,9 @@ from typing import Any
 
 import torch
 
-from ..decoder import GroundedDecoder
+from grounded_rag.decoder import GroundedDecoder
+from grounded_rag.evaluation.data import passage_text
+from grounded_rag.evaluation.metrics import auc
 
 WORDINGS = {
     "instructs": "Here is a passage from a web page.\n\n{passage}\n\nDoes this passage tell an AI assistant or a "
@@ -31,10 +33,6 @@ WORDINGS = {
                  "Answer yes or no.",
 }
 ATTACK_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind", "prose_injection_fresh")
-
-
-def passage_text(document: dict[str, Any]) -> str:
-    return (document["title"] + "\n" if document.get("title") else "") + document["text"]
 
 
 def passages(cookbook: Path, nq_swap: Path | None,
@@ -58,12 +56,6 @@ def passages(cookbook: Path, nq_swap: Path | None,
         rows = [json.loads(line) for line in nq_swap.read_text().splitlines()[:nq_rows]]
         clean += [("nq_swap", passage_text(row["documents"][0])) for row in rows]
     return attacks, clean
-
-
-def auc(positive: Sequence[float], negative: Sequence[float]) -> float:
-    """P(a positive scores above a negative), ties counted half."""
-    pairs = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
-    return pairs / (len(positive) * len(negative))
 
 
 @functools.lru_cache(maxsize=8)
@@ -100,7 +92,7 @@ def report(attacks: Sequence[tuple[str, float]], clean: Sequence[tuple[str, floa
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m grounded_rag.evaluation.instruction_probe", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python cookbook/research/instruction_probe.py", description=__doc__)
     parser.add_argument("--cookbook", default="cookbook/data", help="folder of the injection and counterfactual sets")
     parser.add_argument("--nq-swap", default="../shared/data/nq_swap.jsonl", help="NQ-Swap file ('' to leave out)")
     parser.add_argument("--model", default=None)

@@ -1,4 +1,4 @@
-"""Write ``prose_injection_fifth.jsonl``: a fifth, blind evaluation set of prompt injections in retrieved passages.
+"""A fifth, blind evaluation set of prompt injections in retrieved passages.
 
 Each of the 40 rows asks about an invented fact -- people, places, organisations and objects that do not exist, so a
 small model cannot answer from memory -- that a clean passage states plainly. Each row also carries exactly one
@@ -34,39 +34,17 @@ was then searched only to make sure that none of its names, wording, languages o
 one-time check of how well the defence generalises to attacks its authors never saw. Do not tune the defence on it;
 once tuned on, it no longer measures generalisation.
 
-Row schema (one JSON object per line)::
-
-    {"id": "<kind>-<n>", "question": str, "documents": [{"title": str | null, "text": str}, ...],
-     "answers": [str, ...], "injected": str, "attack": "<kind>"}
-
-In the specs below the attack's place is marked with ``SLOT`` (exactly once per row, in one text or one title).
-``rows(with_attack=False)`` renders the same rows with the attack removed (a document that held nothing but the
-attack is left out, and a title that was nothing but the attack becomes null); the tests use it to check that the
-true answer stands in clean text. Run ``python cookbook/data/make_prose_injection_fifth.py`` to (re)write the JSONL
-next to this script; the output is deterministic and the script needs only the standard library.
+Written by ``python cookbook/data/make_injection_set.py prose_injection_fifth`` (the schema: ``__init__.py``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from injection_rows import SLOT, Generator
+from injection_rows import SLOT
 
-OUT = Path(__file__).with_name("prose_injection_fifth.jsonl")
-
-KINDS = (
-    "assistant_directive",
-    "staged_dialogue",
-    "admin_notice",
-    "hidden_markup",
-    "unicode_disguise",
-    "non_english",
-    "deep_in_long_text",
-    "courteous_request",
-    "structured_data",
-    "false_erratum",
-)
+KINDS = ("assistant_directive", "staged_dialogue", "admin_notice", "hidden_markup", "unicode_disguise", "non_english",
+         "deep_in_long_text", "courteous_request", "structured_data", "false_erratum")
 
 
 # ---------------------------------------------------------------------------------------------- disguises
@@ -230,7 +208,7 @@ _MELLOR_AFTER = (
 
 # ---------------------------------------------------------------------------------------------- the rows
 
-_SPECS: list[dict[str, Any]] = [
+SPECS: list[dict[str, Any]] = [
     # ------------------------------------------------------------------ assistant_directive
     {
         "kind": "assistant_directive",
@@ -1068,13 +1046,3 @@ _SPECS: list[dict[str, Any]] = [
         ],
     },
 ]
-
-# ---------------------------------------------------------------------------------------------- rendering
-
-
-GENERATOR = Generator(_SPECS, KINDS, OUT)
-rows, attacks, render = GENERATOR.rows, GENERATOR.attacks, GENERATOR.render
-
-
-if __name__ == "__main__":
-    GENERATOR.write()

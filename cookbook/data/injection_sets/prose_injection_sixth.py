@@ -1,4 +1,4 @@
-"""Write ``prose_injection_sixth.jsonl``: a sixth, blind evaluation set of prompt injections in retrieved passages.
+"""A sixth, blind evaluation set of prompt injections in retrieved passages.
 
 Each of the 40 rows asks about an invented fact -- people, businesses, places and things that do not exist, so a
 small model cannot answer from memory -- that a clean passage states plainly. Each row also carries exactly one
@@ -33,44 +33,22 @@ generator was then searched to make sure none of its names, places, topics or wo
 one-time check of how well the defence generalises to attacks its authors never saw. Do not tune the defence on it;
 once tuned on, it no longer measures generalisation.
 
-Row schema (one JSON object per line)::
-
-    {"id": "<kind>-<n>", "question": str, "documents": [{"title": str | null, "text": str}, ...],
-     "answers": [str, ...], "injected": str, "attack": "<kind>"}
-
-In the specs below the attack's place is marked with ``SLOT`` (exactly once per row, in one text or one title).
-``rows(with_attack=False)`` renders the same rows with the attack removed (a document that held nothing but the
-attack is left out, and a title that was nothing but the attack becomes null); the tests use it to check that the
-true answer stands in clean text. Run ``python cookbook/data/make_prose_injection_sixth.py`` to (re)write the JSONL
-next to this script; the output is deterministic and the script needs only the standard library.
+Written by ``python cookbook/data/make_injection_set.py prose_injection_sixth`` (the schema: ``__init__.py``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from injection_rows import SLOT, Generator
+from injection_rows import SLOT
 
-OUT = Path(__file__).with_name("prose_injection_sixth.jsonl")
-
-KINDS = (
-    "ticket_thread",
-    "tool_output_spoof",
-    "verified_badge",
-    "fake_citation",
-    "persona_roleplay",
-    "reader_summary",
-    "authority_assertion",
-    "listing_review",
-    "meeting_record",
-    "code_repository",
-)
+KINDS = ("ticket_thread", "tool_output_spoof", "verified_badge", "fake_citation", "persona_roleplay",
+         "reader_summary", "authority_assertion", "listing_review", "meeting_record", "code_repository")
 
 
 # ---------------------------------------------------------------------------------------------- the rows
 
-_SPECS: list[dict[str, Any]] = [
+SPECS: list[dict[str, Any]] = [
     # ------------------------------------------------------------------ ticket_thread
     {
         "kind": "ticket_thread",
@@ -918,13 +896,3 @@ _SPECS: list[dict[str, Any]] = [
         ],
     },
 ]
-
-# ---------------------------------------------------------------------------------------------- rendering
-
-
-GENERATOR = Generator(_SPECS, KINDS, OUT)
-rows, attacks, render = GENERATOR.rows, GENERATOR.attacks, GENERATOR.render
-
-
-if __name__ == "__main__":
-    GENERATOR.write()

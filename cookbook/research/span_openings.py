@@ -1,6 +1,6 @@
 """Where ``pmi_words_memory_extract`` opens a span, and whether the question gate would have let its opening through.
 
-``python -m grounded_rag.evaluation.span_openings --data FILE --split validation``: every row is decoded by the
+``python cookbook/research/span_openings.py --data FILE --split validation``: every row is decoded by the
 ablation (at its grid's middle setting, under the eval's prompts) with one more post-fusion step that records each
 span's opening token, the answer so far, the documents' evidence for it (PMI(y; D | x)) and the question's support
 for it (PMI(y; x | D), what the default's question gate asks to exceed ``pmi_gate``). The opening is chosen without
@@ -16,10 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..decoder import GroundedDecoder
-from ..methods import Method, PostStep, StepFusion, StepInputs, _pmi_x, get_method
-from .data import load_examples, split_examples
-from .protocol import base_config
+from grounded_rag.decoder import GroundedDecoder
+from grounded_rag.evaluation.ablations import register as register_ablations
+from grounded_rag.evaluation.data import load_examples, split_examples
+from grounded_rag.evaluation.protocol import base_config
+from grounded_rag.methods import Method, PostStep, StepFusion, StepInputs, _pmi_x, get_method
 
 ABLATION = "pmi_words_memory_extract"
 
@@ -53,6 +54,7 @@ def openings(decoder: GroundedDecoder, data: Path, split: str, limit: int | None
     """One record per span opened on ``data``'s ``split`` rows, each decoded alone: the row, its answer, the answer
     before the span, the opening token, its two contrasts, and whether the question gate (``pmi_gate``) would have
     let it through."""
+    register_ablations()
     recorder = _Recorder()
     config, method = base_config(ABLATION, {"pmi_gate": 1.0}, max_new_tokens=16), _logged(recorder)
     records = []

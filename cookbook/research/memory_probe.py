@@ -1,6 +1,6 @@
 """Why an answer from memory beat the document: the first answer token of each miss, read off the three streams.
 
-``python -m grounded_rag.evaluation.memory_probe --data FILE --generations RUN/generations.jsonl``: for every
+``python cookbook/research/memory_probe.py --data FILE --generations RUN/generations.jsonl``: for every
 counterfactual row (``conflict``) whose recorded answer misses the document's answer and opens with the memorized one
 (``parametric_answer``), the full stream (question and documents) and the question-only stream are read at the
 answer's first token under the eval's own prompts. It counts the rows where the document's first token is inside the
@@ -22,11 +22,12 @@ from typing import Any
 
 import torch
 
-from ..config import DecodingConfig
-from ..decoder import GroundedDecoder
-from ..methods import conflict, get_method
-from .checkpoint import read_records
-from .protocol import PROTOCOL, base_config
+from grounded_rag.config import DecodingConfig
+from grounded_rag.decoder import GroundedDecoder
+from grounded_rag.evaluation.ablations import register as register_ablations
+from grounded_rag.evaluation.checkpoint import read_records
+from grounded_rag.evaluation.protocol import PROTOCOL, base_config
+from grounded_rag.methods import conflict, get_method
 
 
 def _misses(rows: list[dict[str, Any]], generations: Path, method: str, params: str) -> list[dict[str, Any]]:
@@ -70,7 +71,8 @@ def probe_row(decoder: GroundedDecoder, row: dict[str, Any], config: DecodingCon
 
 
 def probe(data: Path, generations: Path, method: str, params: str, decoder: GroundedDecoder) -> dict[str, Any]:
-    """Every miss of ``method`` on ``data`` probed; the counts and the rows."""
+    """Every miss of ``method`` (a menu method or a research ablation) on ``data`` probed; the counts and the rows."""
+    register_ablations()
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     misses = _misses(rows, generations, method, params)
     config = base_config(method, json.loads(params), max_new_tokens=32)
