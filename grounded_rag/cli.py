@@ -11,11 +11,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import get_args
 
-from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig
+from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
 from .menu import DEPRECATED_METHODS, MethodName
 from .process import skip_final_collection, startup
 
+
+FIELDS = settings_fields()  # every setting by its flat name, with its default and meaning
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
@@ -26,11 +28,11 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
             return value
         raise argparse.ArgumentTypeError(f"invalid method {value!r}; choose from {', '.join(menu)}")
 
-    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default, type=method_name,
+    parser.add_argument("--method", default=FIELDS["method"].default, type=method_name,
                         metavar="{" + ",".join(menu) + "}", help="the decoding method (docs/methods.md: which when)")
     for field, kind in (("rho_max", float), ("gamma", float), ("b", float), ("tau_r", float), ("temperature", float),
                         ("top_k", int), ("top_p", float), ("min_p", float), ("seed", int), ("max_new_tokens", int)):
-        info = DecodingConfig.model_fields[field]
+        info = FIELDS[field]
         parser.add_argument("--" + field.replace("_", "-"), type=kind, default=info.default,
                             help=info.description or field.replace("_", " "))
     parser.add_argument("--stop", action="append", default=[], help="a stop string (repeatable)")
@@ -45,7 +47,7 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
                         help="where the answer rests on no passage about the question, decode it again taking the "
                              "passages at their word (the guard against instructions planted in them off; screening "
                              "stays) and show that answer where a passage supports it; before --quote")
-    parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
+    parser.add_argument("--relevance-margin", type=float, default=FIELDS["relevance_margin"].default,
                         help="leave out passages whose question likelihood is more than this many nats per token "
                         "below the best passage's")
     parser.add_argument("--all-documents", action="store_true",
@@ -59,10 +61,10 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
     parser.add_argument("--support-threshold", type=float,
-                        default=DecodingConfig.model_fields["support_threshold"].default,
+                        default=FIELDS["support_threshold"].default,
                         help="answer --abstention-text instead of an answer whose support (0-1) is below this; "
                         "0 never abstains")
-    parser.add_argument("--abstention-text", default=DecodingConfig.model_fields["abstention_text"].default,
+    parser.add_argument("--abstention-text", default=FIELDS["abstention_text"].default,
                         help="what an abstaining answer says")
 
 
@@ -475,7 +477,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                          "seeded): report the share of answers withheld there, and the support-threshold table on "
                          "validation rows")
     ev.add_argument("--support-threshold", type=float,
-                    default=DecodingConfig.model_fields["support_threshold"].default,
+                    default=FIELDS["support_threshold"].default,
                     help="score an answer whose support is below this as withheld (wrong), as the decoder would")
     ev.add_argument("--no-tune", action="store_true")
     ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")

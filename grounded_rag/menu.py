@@ -1,6 +1,6 @@
 """The method menu by name, with no model code: what ``DecodingConfig.method`` accepts, the default, former names,
-and the research ablations' names (grounded_rag.evaluation registers them when it runs one). grounded_rag.methods
-holds each name's rule; a test checks the two list the same menu."""
+and the research ablations' names (grounded_rag.evaluation.ablations.register() adds them when eval runs one).
+grounded_rag.methods holds each name's rule; a test checks the two list the same menu."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 ``METHODS`` is the menu (the default, the paper's method, standard decoding and the published baselines). Research
 variants are ablations of these, built and registered by :mod:`grounded_rag.evaluation.ablations` and reachable
-from ``grounded-rag eval --methods``; :func:`get_method` finds them only once that package is imported.
+from ``grounded-rag eval --methods``; :func:`get_method` finds them only once its ``register()`` has run.
 
 Every method sees the same prompts, sampling and stopping; only its step differs. A step is one fuse rule, called
 with one :class:`StepInputs` (float32 log-probabilities of the full stream and the reference, the per-row trust and

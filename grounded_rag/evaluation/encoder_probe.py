@@ -36,8 +36,9 @@ from typing import Any
 
 import torch
 
-from ..screening import WITHHELD, judged, sentences
-from .instruction_probe import auc, passage_text
+from ..screening import WITHHELD, judged_pieces, sentences
+from .data import passage_text
+from .metrics import auc
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
 BLIND_SET = "prose_injection_fresh"
@@ -120,9 +121,8 @@ def real_halves(folder: Path | None, packages: str | None) -> tuple[list[list[st
     halves: tuple[list[list[str]], list[list[str]]] = ([], [])
     for doc in docs:
         file = str(doc.metadata.get("file"))
-        text = doc.text
-        judged_pieces = [p for a, b in sentences(text) if (p := text[a:b].strip()) and judged(p)]
-        halves[hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"].append(judged_pieces)
+        half = hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"
+        halves[half].append(list(judged_pieces(doc.text)))
     return halves
 
 

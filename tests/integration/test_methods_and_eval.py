@@ -12,6 +12,7 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import Rows, fuse_step, open_taps, step_masks
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.memotrap import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated, substring_match
@@ -24,6 +25,8 @@ from grounded_rag.taps import build_datastore, dola_candidates
 from grounded_rag.trust import retrieval_trust
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

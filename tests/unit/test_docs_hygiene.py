@@ -5,7 +5,8 @@ So no page of the README or docs/ names a scratch run folder (`runs/...`) or car
 figure is a lab notebook's); no docs page is over 25 KB; the README links every docs page and no research note; every
 relative link resolves, to a file and to a heading; a figures table sits beside the command that produces it; the
 README says how to start the server before it talks to one, with the server's own defaults, and states the package's
-defaults as the code has them; and CHANGELOG.md reads by version, newest first."""
+defaults as the code has them; every command a page gives names a module or script that is there; and CHANGELOG.md
+reads by version, newest first."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ USER_PAGES = sorted(str(p.relative_to(ROOT)) for p in DOCS.glob("*.md"))  # the 
 PAGES = ["README.md", *DOCS_PAGES]
 LINKED = [*PAGES, "CHANGELOG.md", "integrations/langchain/README.md", "integrations/llama_index/README.md"]
 RUN_PATH = re.compile(r"(?<![\w.-])runs/")
+# A command a page gives to reproduce a figure: a module of the package, or a script of the repository.
+SCRIPT = re.compile(r"python (?:-m (grounded_rag[\w.]*)|([\w/]+\.py))")
 ISO_DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
 MAX_PAGE_BYTES = 25_000
 # Pages other branches are rewriting (issue 71): strict, so the marker must go once they fit.
@@ -32,7 +35,7 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 FIGURE_PAGES = ["docs/results.md", "docs/speed.md", "docs/gpu.md",
                 *(p for p in DOCS_PAGES if p.startswith("docs/research/") and not p.endswith(("README.md",
                                                                                                 "design-notes.md")))]
-COMMAND = re.compile(r"(^\s*|`)(grounded-rag |python3? -m |python3? tests/|pytest |OMP_NUM_THREADS=\S+ python)")
+COMMAND = re.compile(r"(^\s*|`)(grounded-rag |python3? -m |python3? (tests|cookbook)/|pytest |OMP_NUM_THREADS=\S+ python)")
 FIGURE_ROW = re.compile(r"^\|.*\d\.\d")
 
 
@@ -197,3 +200,13 @@ def test_the_changelog_reads_by_version_newest_first():
         else:
             assert title not in seen, f"two {title} lists under {place!r}"
             seen.add(title)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_command_a_page_gives_names_a_module_or_script_that_is_there(page):
+    """A probe that moves out of the package (cookbook/research) takes its pages' commands with it."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    missing = [m.group(0) for m in SCRIPT.finditer(text)
+               if not (ROOT / (m.group(2) or m.group(1).replace(".", "/") + ".py")).is_file()
+               and not (m.group(1) and (ROOT / m.group(1).replace(".", "/") / "__main__.py").is_file())]
+    assert not missing, f"{page}: no such module or script: {missing}"
