@@ -16,6 +16,7 @@ from functools import partial
 import torch
 
 from .. import schedule
+from ..fusion import plausible_head
 from ..methods import (
     BOTH,
     CONTRAST,
@@ -30,7 +31,6 @@ from ..methods import (
     StepInputs,
     arithmetic_rule,
     barycenter,
-    plausible_head,
     register_ablation,
 )
 from ..spans import DocumentSpans, restrict
