@@ -8,12 +8,16 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import get_args
 
-from .config import DEPRECATED_METHODS, INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, MethodName
+from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
+from .menu import DEPRECATED_METHODS, MethodName
+from .process import skip_final_collection, startup
 
+
+FIELDS = settings_fields()  # every setting by its flat name, with its default and meaning
 
 
 def _config_args(parser: argparse.ArgumentParser) -> None:
@@ -24,11 +28,11 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
             return value
         raise argparse.ArgumentTypeError(f"invalid method {value!r}; choose from {', '.join(menu)}")
 
-    parser.add_argument("--method", default=DecodingConfig.model_fields["method"].default, type=method_name,
+    parser.add_argument("--method", default=FIELDS["method"].default, type=method_name,
                         metavar="{" + ",".join(menu) + "}", help="the decoding method (docs/methods.md: which when)")
     for field, kind in (("rho_max", float), ("gamma", float), ("b", float), ("tau_r", float), ("temperature", float),
                         ("top_k", int), ("top_p", float), ("min_p", float), ("seed", int), ("max_new_tokens", int)):
-        info = DecodingConfig.model_fields[field]
+        info = FIELDS[field]
         parser.add_argument("--" + field.replace("_", "-"), type=kind, default=info.default,
                             help=info.description or field.replace("_", " "))
     parser.add_argument("--stop", action="append", default=[], help="a stop string (repeatable)")
@@ -43,7 +47,7 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
                         help="where the answer rests on no passage about the question, decode it again taking the "
                              "passages at their word (the guard against instructions planted in them off; screening "
                              "stays) and show that answer where a passage supports it; before --quote")
-    parser.add_argument("--relevance-margin", type=float, default=DecodingConfig.model_fields["relevance_margin"].default,
+    parser.add_argument("--relevance-margin", type=float, default=FIELDS["relevance_margin"].default,
                         help="leave out passages whose question likelihood is more than this many nats per token "
                         "below the best passage's")
     parser.add_argument("--all-documents", action="store_true",
@@ -57,10 +61,10 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
     parser.add_argument("--support-threshold", type=float,
-                        default=DecodingConfig.model_fields["support_threshold"].default,
+                        default=FIELDS["support_threshold"].default,
                         help="answer --abstention-text instead of an answer whose support (0-1) is below this; "
                         "0 never abstains")
-    parser.add_argument("--abstention-text", default=DecodingConfig.model_fields["abstention_text"].default,
+    parser.add_argument("--abstention-text", default=FIELDS["abstention_text"].default,
                         help="what an abstaining answer says")
 
 
@@ -210,7 +214,7 @@ def _start_search(store: str, question: str, k: int) -> tuple[Callable[[], list]
     questions.close()
 
     def hits() -> list:
-        from .retrieval import embed_queries
+        from .encoders import embed_queries
 
         try:
             if not receive.poll():  # no early answer (an empty store, the user's error): the embedding is awaited
@@ -256,7 +260,7 @@ def _answer_here(ns: argparse.Namespace, documents: list, scores: list[float] | 
     can leave one with weights never loaded.)"""
     hits, done = _start_search(ns.store, ns.question, ns.k) if ns.store else (None, lambda: None)
     try:
-        with _startup(ns.own_process):
+        with startup(ns.own_process):
             from .decoder import GroundedDecoder
 
             decoder = _one_answer(GroundedDecoder.from_pretrained(ns.model, backend=ns.backend))
@@ -286,7 +290,8 @@ def cmd_ask(ns: argparse.Namespace) -> int:
 
 
 def _print_answer(ns: argparse.Namespace, result) -> None:
-    from .display import sources_text, terminal_text
+    from .display import sources_text
+    from .result_view import terminal_text
 
     print(terminal_text(result.text, newlines=True))
     if ns.no_sources and result.quoted:  # the answer alone, but never a quote passed off as the model's answer
@@ -491,7 +496,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
                          "seeded): report the share of answers withheld there, and the support-threshold table on "
                          "validation rows")
     ev.add_argument("--support-threshold", type=float,
-                    default=DecodingConfig.model_fields["support_threshold"].default,
+                    default=FIELDS["support_threshold"].default,
                     help="score an answer whose support is below this as withheld (wrong), as the decoder would")
     ev.add_argument("--no-tune", action="store_true")
     ev.add_argument("--no-latency", action="store_true", help="skip the per-method latency and memory table")
@@ -539,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         if argv is None:  # the command's own process, which ends now
-            _skip_final_collection()
+            skip_final_collection()
 
 
 def _setting_errors(exc: ValueError) -> str:
@@ -550,34 +555,6 @@ def _setting_errors(exc: ValueError) -> str:
         return str(exc)
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" if e["loc"]
                      else e["msg"] for e in exc.errors())
-
-
-@contextlib.contextmanager
-def _startup(own_process: bool) -> Iterator[None]:
-    """Imports and the model's load with the cyclic collector off, and what they made frozen out of its way after:
-    they make millions of long-lived objects and next to no cycles, and the collector's passes over them cost about
-    a second of a cold ``ask`` (the imports, the load and the first answer's full pass). Only in the command's own
-    process: a caller's collector is theirs."""
-    import gc
-
-    if not own_process or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
-def _skip_final_collection() -> None:
-    """Leave every object to the end of the process rather than to the collector's passes at shutdown, which walk
-    torch's and transformers' millions of objects (a second of a cold ``ask``); exit handlers, stream flushes and
-    module teardown still run. Only for the command's own process: a caller's collector is theirs."""
-    import gc
-
-    gc.freeze()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from .backends import on_llama
 from .config import DecodingConfig
 from .fusion import log_probs
 from .graphs import GraphPool, StaticStep
-from .methods import EXTRACTIVE, Method, StepFusion, StepInputs, knn_log_probs
+from .baselines import knn_log_probs
+from .methods import EXTRACTIVE, Method, StepFusion, StepInputs
 from .prefill import DecodeState, forward, prefill
 from .sampling import build_warpers, make_generators, sample
 from .spans import CopyState, DocumentSpans

@@ -73,3 +73,29 @@ def kl_barycenter_objective(q: torch.Tensor, p_full: torch.Tensor, p_ref: torch.
     """KL(q||p_full) + rho KL(q||p_ref): the objective the closed form minimizes (for checks)."""
     logq = torch.log(q)
     return (q * (logq - torch.log(p_full))).sum(-1) + rho * (q * (logq - torch.log(p_ref))).sum(-1)
+
+
+def finite_reference(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
+    """``lp_ref`` for a contrast: where the reference rules a token out (-inf) it takes the full
+    stream's value (no contrast, as in ``_weighted_diff``), so subtracting it can never give +inf or
+    -inf - -inf = NaN. Finite inputs pass through bit for bit (and no host sync: GPU-graph safe)."""
+    fallback = torch.where(torch.isfinite(lp_full), lp_full, torch.zeros_like(lp_full))
+    return torch.where(torch.isfinite(lp_ref), lp_ref, fallback)
+
+
+def entropy(logp: torch.Tensor) -> torch.Tensor:
+    """Shannon entropy in nats per row (0 log 0 = 0)."""
+    return torch.special.entr(logp.exp()).sum(dim=-1)
+
+
+def renyi_divergence(logp: torch.Tensor, logq: torch.Tensor, alpha: float) -> torch.Tensor:
+    """D_alpha(p || q) = log sum p^alpha q^(1-alpha) / (alpha - 1), in nats, for 0 < alpha < 1."""
+    return (torch.logsumexp(alpha * logp + (1 - alpha) * logq, dim=-1) / (alpha - 1)).clamp(min=0.0)
+
+
+def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
+    """Tokens the full stream finds plausible: p_full(y) >= kappa * max p_full (Li et al. 2023's
+    adaptive plausibility constraint). A contrast may re-rank these, never promote the rest."""
+    if kappa <= 0:
+        return torch.ones_like(lp_full, dtype=torch.bool)
+    return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)

@@ -313,7 +313,7 @@ def fit_context(tokenizer: PreTrainedTokenizerBase, context_window: int, questio
                 "the lowest-scored documents"
                 if config.overflow == "error" and len(docs) > 1
                 else "; split long documents into passages (e.g. grounded-rag ingest --chunk-chars 800, or "
-                "grounded_rag.retrieval.chunk_text), shorten the question, or lower max_new_tokens"
+                "grounded_rag.sources.chunk_text), shorten the question, or lower max_new_tokens"
             )
             raise ContextWindowError(
                 f"the prompt needs {longest} tokens plus max_new_tokens={config.max_new_tokens}, but the "

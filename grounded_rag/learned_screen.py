@@ -114,7 +114,7 @@ def forget_verdicts() -> None:
 
 def flagged(sentences: Iterable[str]) -> set[str]:
     """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
-    from .retrieval import embed_queries
+    from .encoders import embed_queries
 
     out, texts = _VERDICTS.get({s for s in sentences if len(s.split()) >= MIN_WORDS})
     if not texts:
@@ -132,7 +132,7 @@ def flagged(sentences: Iterable[str]) -> set[str]:
 def warm() -> None:
     """Read the head and load the encoder now: a server does it before its first request, so no answer waits for
     them. Never beside another model's loading on another thread: transformers' loading is not thread-safe."""
-    from .retrieval import load_query_encoder
+    from .encoders import load_query_encoder
 
     load_head()
     load_query_encoder()

@@ -2,7 +2,7 @@
 
 ``METHODS`` is the menu (the default, the paper's method, standard decoding and the published baselines). Research
 variants are ablations of these, built and registered by :mod:`grounded_rag.evaluation.ablations` and reachable
-from ``grounded-rag eval --methods``; :func:`get_method` finds them only once that package is imported.
+from ``grounded-rag eval --methods``; :func:`get_method` finds them only once its ``register()`` has run.
 
 Every method sees the same prompts, sampling and stopping; only its step differs. A step is one fuse rule, called
 with one :class:`StepInputs` (float32 log-probabilities of the full stream and the reference, the per-row trust and
@@ -14,105 +14,18 @@ trace records.
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 import torch
 
-from . import schedule
-from .config import DEFAULT_METHOD, DEPRECATED_METHODS
-from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, js_divergence, log_linear
+from . import baselines, schedule
+from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, plausible_head
+from .menu import DEFAULT_METHOD, add_ablation, canonical_name
 from .prompts import Reference
-from .spans import DocumentSpans, finish_words, restrict
-from .taps import Datastore, Signal
+from .spans import finish_words, restrict
+from .steps import FuseRule, Method, PostStep, Schedule, StepFusion, StepInputs
 
-
-@dataclass(frozen=True)
-class StepFusion:
-    log_q: torch.Tensor
-    conflict: torch.Tensor | None
-    rho: torch.Tensor
-    eta: torch.Tensor
-    reference: torch.Tensor | None = None  # the reference log-probs actually used, when the method picks one
-    # a post step that copies spans only from where it decides: the rows whose answer starts copying a span of its
-    # documents at this step's token, and those that stop copying here ([rows] bool; the engine's span state)
-    span_from: torch.Tensor | None = None
-    span_left: torch.Tensor | None = None
-
-
-Schedule = Callable[[float, torch.Tensor, torch.Tensor], torch.Tensor]
-# Per-row inputs a method may need besides the streams' log-probs; the engine builds only those a method names.
-Need = Literal["document_tokens", "question_tokens", "copies", "word_breaks", "end_ids", "trusted", "spans"]
-
-
-@dataclass(frozen=True)
-class StepInputs:
-    """Everything one fusion step reads, for the rows still decoding (one call signature for every rule and step).
-
-    ``lp_ref`` is the reference: [rows, V] for one reference stream (or DoLa's premature layers [rows, k, V], or
-    kNN-LM's datastore distribution), [rows, k, V] for k reference streams in ``Method.references`` order. The rest
-    is present where the method needs it (:attr:`Method.needs`) and None elsewhere."""
-
-    lp_full: torch.Tensor  # [rows, V] float32
-    lp_ref: torch.Tensor | None
-    trust: torch.Tensor  # [rows] r(x, D)
-    config: Any  # the DecodingConfig
-    begun: bool = True  # the answer has a token already
-    doc_tokens: torch.Tensor | None = None  # [rows, V] bool: tokens the row's documents contain
-    question_tokens: torch.Tensor | None = None  # [rows, V] bool: tokens the row's question contains
-    words: torch.Tensor | None = None  # [rows, V] bool: tokens that finish a word the answer copies from a document
-    breaks: torch.Tensor | None = None  # [rows, V] bool: tokens that would break off a copied word the answer is inside
-    ends: torch.Tensor | None = None  # [V] bool: the tokens that end an answer
-    trusted: torch.Tensor | None = None  # [rows] bool: the caller wrote all the row's documents; None: no row
-    spans: Sequence[DocumentSpans] | None = None  # each row's document spans (extractive answers; read-only here)
-
-
-FuseRule = Callable[[StepInputs], StepFusion]
-
-
-@dataclass(frozen=True)
-class PostStep:
-    """A transform applied after fusion (the end rule, whole-word finishing, the extractive mask), in list order."""
-
-    name: str
-    apply: Callable[[StepFusion, StepInputs], StepFusion]
-    needs: frozenset[Need] = frozenset()
-
-
-@dataclass(frozen=True)
-class Method:
-    """A decoding method: its reference streams, one fusion rule, and the steps applied after it."""
-
-    name: str
-    references: tuple[Reference, ...]  # prompt streams besides the full one: "retrieval", "query"
-    description: str
-    fuse: FuseRule
-    signal: Signal = "none"  # what the engine feeds as the reference besides a second prompt stream
-    post: tuple[PostStep, ...] = ()
-    reads: frozenset[Need] = frozenset()  # what ``fuse`` reads of :class:`StepInputs` besides the log-probs
-
-    @property
-    def reference(self) -> Reference:
-        """The first reference stream's kind ("none" for single-stream methods)."""
-        return self.references[0] if self.references else "none"
-
-    @property
-    def streams(self) -> int:
-        return 1 + len(self.references)
-
-    @property
-    def needs(self) -> frozenset[Need]:
-        """The per-row inputs the engine must build for this method."""
-        return self.reads.union(*(step.needs for step in self.post))
-
-    def step(self, x: StepInputs, extra: Sequence[PostStep] = ()) -> StepFusion:
-        """One fused step: the rule, then every post-fusion step (the method's, then ``extra``)."""
-        fused = self.fuse(x)
-        for post in (*self.post, *extra):
-            fused = post.apply(fused, x)
-        return fused
 
 
 def barycenter(rule: Schedule) -> FuseRule:
@@ -139,150 +52,10 @@ def _standard(x: StepInputs) -> StepFusion:
     return StepFusion(x.lp_full, None, zeros, zeros)
 
 
-def finite_reference(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
-    """``lp_ref`` for a contrast: where the reference rules a token out (-inf) it takes the full
-    stream's value (no contrast, as in ``_weighted_diff``), so subtracting it can never give +inf or
-    -inf - -inf = NaN. Finite inputs pass through bit for bit (and no host sync: GPU-graph safe)."""
-    fallback = torch.where(torch.isfinite(lp_full), lp_full, torch.zeros_like(lp_full))
-    return torch.where(torch.isfinite(lp_ref), lp_ref, fallback)
-
-
-def _contrast(beta: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor, c: torch.Tensor) -> StepFusion:
-    # (1 + beta) log p_full - beta log p_query, renormalized: the barycenter formula with eta = -beta.
-    return StepFusion(geometric_fusion(lp_full, finite_reference(lp_full, lp_ref), -beta), c, beta, -beta)
-
-
-def _cad(x: StepInputs) -> StepFusion:
-    """CAD (Shi et al. 2024): contrast with the question-only stream at a fixed beta."""
-    c = conflict(x.lp_full, x.lp_ref)
-    return _contrast(torch.full_like(c, x.config.beta), x.lp_full, x.lp_ref, c)
-
-
-def _adacad(x: StepInputs) -> StepFusion:
-    """AdaCAD (Wang et al. 2025): CAD with beta_t = JSD(p_full, p_query) (base-2, in [0, 1])."""
-    c = conflict(x.lp_full, x.lp_ref)
-    return _contrast(c, x.lp_full, x.lp_ref, c)
-
-
-def entropy(logp: torch.Tensor) -> torch.Tensor:
-    """Shannon entropy in nats per row (0 log 0 = 0)."""
-    return torch.special.entr(logp.exp()).sum(dim=-1)
-
-
-def renyi_divergence(logp: torch.Tensor, logq: torch.Tensor, alpha: float) -> torch.Tensor:
-    """D_alpha(p || q) = log sum p^alpha q^(1-alpha) / (alpha - 1), in nats, for 0 < alpha < 1."""
-    return (torch.logsumexp(alpha * logp + (1 - alpha) * logq, dim=-1) / (alpha - 1)).clamp(min=0.0)
-
-
-def _coiecd(x: StepInputs) -> StepFusion:
-    """COIECD (Yuan et al. 2024): a token-wise switch by the contextual information-entropy constraint.
-
-    A token is *consistent* (no knowledge conflict) when its contextual information
-    -log p(y|x,D) lies within ``coiecd_epsilon`` nats of the parametric entropy H(p(.|x)), the
-    locally typical zone of the stable-entropy hypothesis. Consistent tokens are scored
-    log p(y|x) + alpha (log p(y|x,D) - log p(y|x)); conflicting ones log p(y|x,D) + alpha (...),
-    the CAD contrast. We follow the paper's constraint with the entropy term: the public code
-    log-softmaxes the shifted scores over the vocabulary, where the per-row entropy cancels.
-    The trace's ``conflict`` is the mass of p_full outside the typical zone.
-    """
-    lp_full, lp_ref, config = x.lp_full, x.lp_ref, x.config
-    alpha = config.coiecd_alpha
-    h = entropy(lp_ref).unsqueeze(-1)
-    typical = (-lp_full - h).abs() <= config.coiecd_epsilon
-    rows = torch.ones(lp_full.shape[0], device=lp_full.device)
-    lp_ref = finite_reference(lp_full, lp_ref)  # both branches may weight the reference negatively
-    consistent = log_linear(lp_full, lp_ref, (1.0 - alpha) * rows)  # log p(y|x) + alpha (log p(y|x,D) - log p(y|x))
-    conflicting = log_linear(lp_full, lp_ref, -alpha * rows)  # log p(y|x,D) + alpha (log p(y|x,D) - log p(y|x))
-    merged = torch.where(typical, consistent, conflicting)
-    log_q = torch.log_softmax(merged, dim=-1)
-    outside = torch.where(typical, torch.zeros_like(lp_full), lp_full.exp()).sum(-1)
-    a = torch.full_like(outside, alpha)
-    return StepFusion(log_q, outside, a, -a)
-
-
-def _cocoa(x: StepInputs) -> StepFusion:
-    """CoCoA (Khandelwal et al. 2025): a power interpolation with a confidence- and conflict-aware weight.
-
-    log q = (1 - lambda_t) log p(y|x) + lambda_t log p(y|x,D), renormalized, with
-    ``kappa_t = 1 - exp(-(1 - a) D_a(p(.|x) || p(.|x,D)))`` (tail-sensitive Renyi conflict, a = 1/2:
-    one minus the Bhattacharyya coefficient), the context's confidence
-    ``psi_t = (sigmoid(H(p(.|x)) - H(p(.|x,D))) + margin_top2(p(.|x,D))) / 2`` (entropy gap and
-    contextual peakedness), and ``lambda_t = 1 + kappa_t ((lambda_max - 1) psi_t - (1 - psi_t))``:
-    a confident context in conflict is amplified up to lambda_max, an unconfident one yields toward
-    the prior, and without conflict lambda_t = 1 (standard RAG). The paper's components as published;
-    the way they combine into lambda_t is our reading (the paper text was not available offline).
-    Unlike the public code, EOS is never blocked: the paper has no such rule.
-    """
-    lp_full, lp_ref, config = x.lp_full, x.lp_ref, x.config
-    a = config.renyi_alpha
-    kappa = 1.0 - torch.exp(-(1.0 - a) * renyi_divergence(lp_ref, lp_full, a))
-    top2 = lp_full.topk(2, dim=-1).values.exp()
-    psi = 0.5 * (torch.sigmoid(entropy(lp_ref) - entropy(lp_full)) + (top2[:, 0] - top2[:, 1]))
-    lam = 1.0 + kappa * ((config.cocoa_lambda_max - 1.0) * psi - (1.0 - psi))
-    return StepFusion(geometric_fusion(lp_full, finite_reference(lp_full, lp_ref), 1.0 - lam), kappa, lam, 1.0 - lam)
-
-
-def dola_premature(lp_final: torch.Tensor, lp_layers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """DoLa's dynamic premature layer: per row, the candidate with the largest JS from the final layer."""
-    js = js_divergence(lp_final.unsqueeze(1).expand_as(lp_layers), lp_layers)  # [rows, layers]
-    best = js.argmax(dim=1)
-    return lp_layers[torch.arange(lp_layers.shape[0]), best], js.max(dim=1).values
-
-
-def plausible_head(lp_full: torch.Tensor, kappa: float) -> torch.Tensor:
-    """Tokens the full stream finds plausible: p_full(y) >= kappa * max p_full (Li et al. 2023's
-    adaptive plausibility constraint). A contrast may re-rank these, never promote the rest."""
-    if kappa <= 0:
-        return torch.ones_like(lp_full, dtype=torch.bool)
-    return lp_full >= lp_full.max(dim=-1, keepdim=True).values + math.log(kappa)
-
-
-def _dola(x: StepInputs) -> StepFusion:
-    """DoLa (Chuang et al. 2024): log p_final - log p_premature over the plausible head, natively.
-
-    ``lp_layers`` [rows, candidates, V] are the head's distributions over the premature
-    candidates (engine taps, read through the final norm as in the paper's early exit); the
-    premature layer is chosen per token by maximum JS divergence. Tokens below ``dola_alpha``
-    times the top final probability are ruled out (adaptive plausibility constraint). DoLa's
-    repetition penalty is left out so every method shares the same sampling and stopping.
-    """
-    lp_final = x.lp_full
-    lp_premature, js = dola_premature(lp_final, x.lp_ref)
-    head = plausible_head(lp_final, x.config.dola_alpha)
-    scores = torch.where(head, lp_final - finite_reference(lp_final, lp_premature), torch.full_like(lp_final, -math.inf))
-    zeros = torch.zeros_like(js)
-    return StepFusion(torch.log_softmax(scores, dim=-1), js / math.log(2.0), zeros, zeros, lp_premature)
-
-
-def knn_log_probs(
-    query: torch.Tensor, stores: Sequence[Datastore], k: int, temperature: float, lp_lm: torch.Tensor
-) -> torch.Tensor:
-    """log p_kNN(y) per row: softmax of -||h - key||^2 / T over the k nearest keys, summed by next token.
-
-    A row whose datastore is empty falls back to p_LM, so the interpolation is a no-op there.
-    """
-    out = lp_lm.clone()
-    for i, store in enumerate(stores):
-        if store.keys.shape[0] == 0:
-            continue
-        d = ((store.keys - query[i]) ** 2).sum(-1)
-        near = d.topk(min(k, d.shape[0]), largest=False)
-        weights = torch.softmax(-near.values / temperature, dim=-1)
-        p = torch.zeros_like(lp_lm[i]).index_add(0, store.values[near.indices], weights)
-        out[i] = p.log()
-    return out
-
-
-def _knnlm(x: StepInputs) -> StepFusion:
-    """kNN-LM (Khandelwal et al. 2020): p = (1 - lambda) p_LM + lambda p_kNN, datastore from the
-    retrieved passages of each example (keys: final hidden states, after the final norm)."""
-    lam = torch.full((x.lp_full.shape[0],), x.config.knn_lambda, device=x.lp_full.device)
-    return StepFusion(arithmetic_fusion(x.lp_full, x.lp_ref, lam), None, lam, lam)
-
-
 RET: tuple[Reference, ...] = ("retrieval",)
 QUERY: tuple[Reference, ...] = ("query",)
 BOTH: tuple[Reference, ...] = ("retrieval", "query")
+
 
 @dataclass(frozen=True)
 class PmiRule:
@@ -499,12 +272,12 @@ METHODS: dict[str, Method] = {
         Method("grounded", RET, "the paper's adaptive Grounded Decoding: rho_t = rho_max r c_t",
                barycenter(schedule.adaptive)),
         Method("standard", (), "standard RAG decoding of the full prompt", _standard),
-        Method("cad", QUERY, "context-aware decoding, fixed beta", _cad),
-        Method("adacad", QUERY, "AdaCAD, JSD-adaptive beta", _adacad),
-        Method("coiecd", QUERY, "COIECD, contextual information-entropy constraint", _coiecd),
-        Method("cocoa", QUERY, "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", _cocoa),
-        Method("dola", (), "DoLa, contrast with a dynamically chosen premature layer", _dola, "early_layers"),
-        Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", _knnlm, "datastore"),
+        Method("cad", QUERY, "context-aware decoding, fixed beta", baselines.cad),
+        Method("adacad", QUERY, "AdaCAD, JSD-adaptive beta", baselines.adacad),
+        Method("coiecd", QUERY, "COIECD, contextual information-entropy constraint", baselines.coiecd),
+        Method("cocoa", QUERY, "CoCoA, Renyi conflict with entropy-gap and peakedness confidence", baselines.cocoa),
+        Method("dola", (), "DoLa, contrast with a dynamically chosen premature layer", baselines.dola, "early_layers"),
+        Method("knnlm", (), "kNN-LM over a datastore of the retrieved passages", baselines.knnlm, "datastore"),
     )
 }
 # Research variants, registered by grounded_rag.evaluation.ablations (never on the menu), and the menu method each
@@ -516,28 +289,14 @@ ABLATION_OF: dict[str, str] = {}
 def register_ablation(method: Method, of: str = DEFAULT_METHOD) -> Method:
     """Add a research variant of the menu method ``of`` that ``grounded-rag eval --methods`` can run; the menu is
     unchanged."""
-    if method.name in METHODS or method.name in DEPRECATED_METHODS:
-        raise ValueError(f"{method.name!r} is on the method menu; an ablation needs a name of its own")
     if of not in METHODS:
         raise ValueError(f"an ablation is a variant of a method on the menu, not of {of!r}")
+    add_ablation(method.name)
     ABLATIONS[method.name], ABLATION_OF[method.name] = method, of
     return method
 
 
-def canonical_name(name: str) -> str:
-    """``name`` as the registry knows it: a deprecated name becomes its successor (with a warning); an unknown one
-    is refused with the menu."""
-    if name in DEPRECATED_METHODS:
-        new = DEPRECATED_METHODS[name]
-        warnings.warn(f"method {name!r} is now called {new!r}; the old name will be removed in the next release",
-                      DeprecationWarning, stacklevel=3)
-        return new
-    if name in METHODS or name in ABLATIONS:
-        return name
-    raise ValueError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} (research ablations run with "
-                     "grounded-rag eval --methods)")
-
-
 def get_method(name: str) -> Method:
+    """A method's rule by name (a deprecated name: its successor's, with a warning)."""
     name = canonical_name(name)
     return METHODS.get(name) or ABLATIONS[name]

@@ -17,7 +17,9 @@ sets was measured blind (``_unseen``, ``_blind``, ``_fifth``, ``_sixth``, ``_sev
 was never used to change it, and the newest set is measured before any change, so they show how far it generalises
 (docs/security.md). It was narrowed on real documents (``cookbook/data/real_docs``: handbooks, runbooks, READMEs),
 which address their own reader in every section: a reader named as a topic ("infrastructure for AI"), a role word in
-a heading ("# User Guide"), a marker in an HTML comment, "plan your response" are not instructions.
+a heading ("# User Guide") or a label ("Model source:"), a marker in an HTML comment, "plan your response", a person
+asking a person ("please do not use this Tock line", "answer the questions it asks") are not instructions; code is
+read as code (:mod:`grounded_rag.screening_code`: a field is no chat turn, a signature no order, a comment no heading).
 A FAQ's "Q:"/"A:" lines and a document that names a setting are content, not turns.
 ``python -m grounded_rag.evaluation.screening_report FILE`` counts what it withholds.
 """
@@ -32,7 +34,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_scope import judged, taint
+from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings
+from .screening_scope import heading, judged, taint
 from .types import Document, WithheldText
 
 # Cyrillic and Greek letters drawn like Latin ones (the look-alikes a disguised instruction uses).
@@ -56,6 +59,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f]")
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[^\W\d_]")  # a piece without a letter addresses no one
+_WRAP = re.compile(r"[^\W_],?[ \t]*\n(?=[ \t]*[a-z])")  # a sentence wrapped: a word (and a comma), a break, a word
 _SOFT_HYPHEN = "\u00ad"  # a Cf character honest web text is full of
 
 # Where a sentence ends: after . or ? and a space, after a CJK full stop, at a line break. A markup token is a piece
@@ -63,11 +67,20 @@ _SOFT_HYPHEN = "\u00ad"  # a Cf character honest web text is full of
 _BREAK = re.compile(r"(?<=[.?])\s+|(?<=[\u3002\uff01\uff1f])|\n+")
 # The prompt's own sections typed as text ("</documents>") close the passage the model is reading: markup too.
 _SECTIONS = r"</?(?:documents?|context|passages?|sources?|system|instructions?)>"
+# A section's tag right after a name is a type's parameter ("Local<Context>"), not a tag.
 _MARKUP = re.compile(r"<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
-                     rf"{_SECTIONS}|```\s*(?:system|assistant|user)\b", re.IGNORECASE)
+                     rf"(?<![\w:]){_SECTIONS}|```\s*(?:system|assistant|user)\b", re.IGNORECASE)
 
-_ROLES = r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm|response|instructions?|prompt"
+_ROLES = r"system|user|assistant|human|ai|bot|chatbot|model|gpt|llm"
+# A prompt format's sections ("### Instruction:", "### Response:"): words docs label their own sections with, so a
+# turn only as markup, in a dialogue (screening_code.dialogue) or where what follows the colon is an order.
+_SECTION_ROLES = r"response|instructions?|prompt"
 _STAMP = r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?\s*)?"  # a chat log's time, before the speaker
+# What may follow a role in a turn's label: a message ("System note:", "Assistant response:", "system prompt update"),
+# a reader ("AI tools:"), a test ("Model under test:"); not the noun of a label ("User Guide:", "Model source:").
+_TURN_WORD = (r"(?:notes?|notices?|messages?|prompts?|instructions?|responses?|repl(?:y|ies)|answers?|overrides?|"
+              r"updates?|directives?|alerts?|polic(?:y|ies)|commands?|requests?|says|said|turns?|reminders?|memos?|"
+              r"warnings?|guidance|assistants?|tools?|agents?|bots?|models?|under|test)")
 _TURN_OPENER = re.compile(r"^(?:system|user|assistant|human|ai|model|bot)$")  # a role alone, opening a forged turn
 # Who an instruction is addressed to, in the languages of the foreign rule.
 _READER = (r"(?:(?:ai|a\.i\.|ki|ia|llm|gpt)[- ]?(?:assistants?|agents?|crawlers?|models?|systems?|readers?|tools?|"
@@ -111,24 +124,28 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|"
                r"^#+\s*(?:system|assistant|user)\s*(?::|$|(?:prompt|message|turn|instructions?)\b)")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
-    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+[a-z]+){{0,2}})\s*:"
+    ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+{_TURN_WORD}){{0,2}})\s*:"
               r"(?!\s*(?:https?:|www\.))|"
-              rf"^[\W_]*{_STAMP}[a-z]+[_-](?:bot|assistant|gpt)\s*:|{_TURN_OPENER.pattern}")),
+              rf"^[\W_]*{_STAMP}[a-z]+[_-](?:bot|assistant|gpt)\s*:|^#+\s*(?:{_SECTION_ROLES})\s*:|"
+              rf"{_TURN_OPENER.pattern}")),
     # words to the model: "note to the AI", "the assistant must", "you are now", "for AI assistants"
     # a reader hailed ("dear AI"), a header for one ("for AI assistants: ..."), a note for one ("Notice to automated
     # agents"), not a reader named as a topic ("infrastructure for AI", "building blocks for LLM applications")
     ("reader", (rf"\b(?:dear|hey|attention|drogi|oye|hola|hallo|salut|ciao)[,\s]+(?:the\s+|all\s+|any\s+)?"
-               rf"{_READER}\b|\b{_FOR}{_READER}\b{_HAILED}(?=[^.:]{{0,80}}:)|"
-               rf"\b{_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b|"
+               rf"{_READER}\b|\b{_FOR}{_READER}\b{_HAILED}(?=[^.:]{{0,80}}:(?!//))|"
+               rf"\b{_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b(?=[^.]{{0,120}}:(?!//))|"
+               rf"^[\W\d_]*(?:\S+\s+){{0,2}}?(?<!\bare )(?<!\bis ){_NOTE}\b[^.:]{{0,50}}\b{_FOR}{_READER}\b|"
                rf"\b{_ANY_READER}\s*(?:must|should|shall|needs? to|has to|is to)\b{_ACTIVE}|"
                rf"^{_READER}\b{_HAILED}[^.:]{{0,30}}:|"
                r"\byou (?:are|will) now\b|\bfrom (?:now|here) on,? you (?:are|will)\b|\bnever breaks? character\b|"
                r"\bstay in (?:the )?(?:[\w-]+ ){0,2}(?:role|character|persona)\b|\blet's play a game\b|"
                rf"\bwhen(?:ever)? {_THIS_TEXT} is (?:summari[sz]ed|quoted|indexed|read)\b|"
                r"\byou are required to\b|^(?:assistant|ai)\s*,|\bwhen (?:answering|"
-               r"summari[sz]ing)\b|\banyone summari[sz]ing\b|\bwhenever i am asked\b|"
+               r"summari[sz]ing)\b(?!\s+(?:the|a|an|your|our|their|his|her|its)\b)|\banyone summari[sz]ing\b|"
+               r"\bwhenever i am asked\b|"
                r"\b(?:developer|operator|admin(?:istrator)?|system)\s+(?:instructions?|messages?|notes?|notices?|"
-               r"prompts?)\b|\bnew instructions\b|\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
+               r"prompts?)\b|(?<!\d )(?<!two )(?<!three )(?<!four )(?<!several )\bnew instructions\b|"
+               r"\bmessage from the (?:\w+ ){0,2}(?:operator|developer|admin\w*|"
                r"moderators?|owners?)\b|\bif (?:you(?:'re| are| happen to be)(?! using| running| working)|ur)\b"
                rf"[^.]{{0,30}}\b{_READER}\b|[(\[]\s*{_READER}\s*:|"
                rf"\b{_READER}\b[^.]{{0,60}}\b(?:are|is) (?:\w+ )?(?:asked|requested|instructed|required|told) to "
@@ -139,12 +156,13 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                rf"(?:are|is) (?:asked|instructed|requested|required|told) to)\b{_ACTIVE}|"
                # a header naming a machine reader: "To every web-browsing agent, AI overview and chatbot plug-in:"
                rf"^{_HEADER}{{0,80}}\b{_MACHINE_READER}\b[^.:]{{0,80}}:(?!//)|"
-               rf"^{_HEADER}{{0,40}}\b{_READER}\b{_HAILED}[^.:]{{0,80}}"
+               rf"^{_HEADER}{{0,40}}\b(?!the model\b){_READER}\b{_HAILED}[^.:]{{0,80}}"
                r":(?!//)|"
                # a reader at work on this text: "if an LLM triage bot is summarising this issue", "whoever is reading"
                rf"\b{_ANY_READER}\b (?:(?:is|are|be|gets?) )?{_READING}\b|"
                rf"\b(?:whoever|whatever|whichever)\b[^.]{{0,30}}\b(?:is|are) {_READING}\b|"
-               rf"\b(?:summari[sz]\w*|quot\w*|cit(?:e|es|ing)|index\w*|process\w*|crawl\w*) {_THIS_TEXT}\b|"
+               rf"\b(?:summari[sz](?:es|ing|ed)|quot(?:es|ing|ed)|cit(?:es|ing|ed)|index(?:es|ing|ed)|"
+               rf"process(?:es|ing|ed)|crawl(?:s|ing|ed)|(?:that|who|which) (?:summari[sz]e|quote|cite|index|process|crawl)) {_THIS_TEXT}\b|"
                rf"\banswer\w* (?:\w+ ){{0,2}}(?:from|about|on|in) {_THIS_TEXT}\b|"
                # a reader of this text obliged to say something: "AI assistants and crawlers describing this photo
                # must say", "drafting assistants working from this message should give"
@@ -164,32 +182,39 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                # French: "à l'attention des assistants IA"
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
-    ("order", (rf"\b(?:ignore|disregard|forget)\b[^.]{{0,40}}\b{_TASK}\b|\bdo not (?:use|read|trust|follow)\b"
+    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore")
+    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
+              rf"\bdo not (?:use|read|trust|follow)\b"
               rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
-              rf"{_ANSWER_VERB}\s*:|\balways {_ANSWER_VERB}\b|"
-              r"\b(?:every|each|whatever the) (?:question|query)\b|\bwhatever the user\b|"
-              r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*[:=(.\[])|\bdo not (?:cite|reveal|mention)\b|"
+              rf"{_ANSWER_VERB}\s*:|\balways (?:answer|reply|respond)\b|"
+              r"\b(?:to|for|on|about|with|answer|reply|respond)\s+(?:every|each) (?:question|query)\b|"
+              r"\bwhatever the (?:question|query)\b|\bwhatever the user\b|"
+              r"^(?:please\s+)?(?:answer|reply|respond)\b(?!s)(?!\s*[:=(.\[])"
+              r"(?!\s+(?:to|the|a|an|all|any|in|within|by|as|when|if|these|those|your|our|their|them|it)\b)|"
+              r"\bdo not (?:cite|reveal|mention)\b|"
               r"\byou should (?:name|credit|attribute|answer|reply|respond)\b|"
               # an order that defers to a payload: "whatever the paragraph below says", "repeat this name"
               r"\bwhatever the (?:[\w']+ ){1,3}(?:says|said|states|claims)\b|(?:^|[.:;,]\s*|\bplease\s+|\band\s+)"
               r"(?:give|repeat|quote|use|state|say|treat|output|report|credit|cite|record|list|go with)\b[^.]{0,30}"
-              r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|point)\b")),
+              r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|"
+              r"point(?!\s+(?:at|to)\b))\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
     ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
-               r"\b(?:these|the other|all previous|the above) documents\b|\bthe answer is\b|"
+               r"\b(?:these documents (?:are|were)|(?:the other|all previous|the above) documents)\b|\bthe answer is\b|"
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
                r"\banswers? (?:must|should)\b|\b(?:in|into) (?:the|your|any|every|all|each) (?:generated )?"
                r"(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?)\b"
                r"(?!\s+(?:body|bodies|code|codes|headers?|objects?|status|time|times|payloads?|fields?|format))|"
-               r"\b(?:every|each|all) generated\b|"
+               r"\b(?:every|each|all) generated (?:answers?|summar(?:y|ies)|responses?|repl(?:y|ies)|outputs?|texts?|"
+               r"descriptions?|overviews?)\b|"
                r"\bthe (?:name|answer|value|reply|word) (?:to (?:give|state|report|use|quote)|you (?:give|state|"
-               r"report))\b|\b(?:prefer|use) this (?:\w+ )?(?:line|paragraph|answer|entry|version|box|row|field|"
-               r"note)\b|"
+               r"report))\b|\bprefer this (?:\w+ )?(?:line|paragraph|answer|entry|version|box|row|field|note)\b|"
+               r"(?<!not )(?<!n't )(?<!never )\buse this (?:line|paragraph|answer|entry|version|box|row|field|note)\b|"
                r"\bmust now be given\b|\b\w*(?:llm|ai|model|assistant)_\w*(?:directive|"
                r"instruction|override|answer)|\b\w*(?:answer|response)_(?:override|hint)\b|\bas the (?:correct|right|"
                r"official|true|final) answer\b|\b(?:every|each|any) answer\b[^.]{0,60}\bmust\b")),
@@ -259,31 +284,16 @@ def addresses_model(sentence: str) -> str | None:
     return _rule(sentence, skeleton(sentence).strip())
 
 
-def _rule(sentence: str, plain: str) -> str | None:
-    """:func:`addresses_model` for a sentence whose skeleton ``plain`` is already made."""
-    for name, pattern in RULES:
-        if pattern.search(plain):
-            return name
-    if _hidden_prose(plain):
+def _rule(sentence: str, plain: str, kind: str | None = None) -> str | None:
+    """:func:`addresses_model` for a sentence whose skeleton ``plain`` is already made, read as its ``kind`` is
+    (:func:`grounded_rag.screening_code.readings`): a line of code is a field, not a chat turn."""
+    for reading in readings(plain, kind):
+        for name, pattern in RULES:
+            if pattern.search(reading) and not (kind == "code" and name == "turn"):
+                return name
+    if hidden_prose(plain):
         return "markup"
     return "disguise" if disguised(sentence) else None
-
-
-_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
-_LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
-_PROSE_WORD = re.compile(r"[a-z][a-z'-]*[a-z][,.;:!?]?")
-HIDDEN_WORDS = 4  # words of prose in an HTML comment: text a page hides from its reader and shows the model
-
-
-def _hidden_prose(plain: str) -> bool:
-    """Whether ``plain`` is an HTML comment holding prose (a page's reader never sees it; the model does). A marker
-    ("<!-- prettier-ignore -->", "<!-- BADGES: START -->"), a commented-out link or a file's licence header is no
-    message and stays."""
-    comment = _COMMENT.match(plain)
-    if not comment or _LICENCE.search(comment.group(1)):
-        return False
-    words = [w for w in comment.group(1).split() if "://" not in w and _PROSE_WORD.fullmatch(w)]
-    return len(words) >= HIDDEN_WORDS
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -291,14 +301,25 @@ def sentences(text: str) -> list[tuple[int, int]]:
     cuts = {0, len(text)}
     markup = _merged([(m.start(), m.end()) for m in _MARKUP.finditer(text)] + _comments(text))
     starts = [a for a, _ in markup]
+    wraps = _wraps(text)
     for m in _BREAK.finditer(text):
         i = bisect_left(starts, m.end()) - 1  # the last markup span that starts before this break
-        if i < 0 or markup[i][1] <= m.end():
+        if (i < 0 or markup[i][1] <= m.end()) and m.start() not in wraps:
             cuts.add(m.end())
     for a, b in markup:
         cuts.update((a, b))
     ends = sorted(cuts)
     return [(a, b) for a, b in pairwise(ends) if b > a]
+
+
+def _wraps(text: str) -> set[int]:
+    """Where a line break falls inside a sentence (text wrapped at a width: a word or a comma, one break, a word in
+    lower case), outside code: no cut there, so the sentence is read whole."""
+    found = {m.end() - 1 for m in _WRAP.finditer(text)}
+    if found:
+        code = code_ranges(text)
+        found = {i for i in found if not any(a <= i < b for a, b in code)}
+    return found
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -334,7 +355,9 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     spans = sentences(text)
     pieces = [text[start:end] for start, end in spans]
     plains = [skeleton(piece).strip() if _LETTER.search(piece) else "" for piece in pieces]
-    rules: list[str | None] = [_rule(piece, plain) if plain else None for piece, plain in zip(pieces, plains)]
+    kinds = code_kinds(text, spans)
+    found = [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)]
+    rules = code_rules(text, spans, plains, kinds, found)
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
     in_turn = False  # a forged turn began on this line: the rest of the line is that turn
@@ -342,18 +365,27 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
         if rule is None and piece.strip() and (opened or in_turn or marks and marks[0] < i < marks[-1]):
             rule = "markup" if marks and not in_turn else "turn"  # inside chat markup, or a turn the text forges
         if piece.strip():
-            opened = bool(_TURN_OPENER.match(plain)) or rule == "turn" and plain.endswith(":") and plain.count(":") == 1
+            opened = bool(_TURN_OPENER.match(plain)) and kinds[i] != "code" \
+                or rule == "turn" and plain.endswith(":") and plain.count(":") == 1
         in_turn = (in_turn or rule == "turn") and "\n" not in piece
-        if rule is None and plain and piece.strip() in learned and judged(piece.strip()):
+        if rule is None and plain and piece.strip() in learned and judged(piece.strip(), code=kinds[i] is not None):
             rule = "learned"
         rules[i] = rule
-    taint(text, spans, plains, rules)
+    taint(text, spans, plains, rules, kinds)
     for piece, rule in zip(pieces, rules):
         if rule is None:
             kept.append(piece)
         else:
             withheld.append(Withheld(piece.strip(), rule))
     return ("".join(kept).strip() if withheld else text), withheld
+
+
+def heading_pieces(text: str) -> set[str]:
+    """The headings among ``text``'s pieces (stripped): a markdown ``#`` line or a front matter's ``title:``, not a
+    comment in code."""
+    spans = sentences(text)
+    return {piece for (a, b), kind in zip(spans, code_kinds(text, spans))
+            if kind is None and heading(piece := text[a:b].strip())}
 
 
 Classifier = Callable[[Iterable[str]], AbstractSet[str]]  # sentences -> those to withhold
@@ -363,11 +395,18 @@ def sentence_texts(docs: Iterable[Document]) -> Iterator[str]:
     """Every sentence (stripped, with a letter) of the passages' texts and titles, as :func:`screen` splits them, that
     the learned classifier judges (:func:`judged`)."""
     for doc in docs:
-        for text, title in ((doc.text, False), (doc.title or "", True)):
-            for start, end in sentences(text):
-                piece = text[start:end].strip()
-                if piece and _LETTER.search(piece) and judged(piece, title):
-                    yield piece
+        yield from judged_pieces(doc.text)
+        yield from judged_pieces(doc.title or "", title=True)
+
+
+def judged_pieces(text: str, title: bool = False) -> Iterator[str]:
+    """The pieces of ``text`` (stripped, with a letter) that the learned classifier judges (:func:`judged`: prose,
+    not code, a heading or a short title)."""
+    spans = sentences(text)
+    for (start, end), kind in zip(spans, code_kinds(text, spans)):
+        piece = text[start:end].strip()
+        if piece and _LETTER.search(piece) and judged(piece, title, code=kind is not None):
+            yield piece
 
 
 WITHHELD = "[withheld]"  # the text of a passage every sentence of which addressed the model

@@ -19,11 +19,19 @@ _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _HEADING = re.compile(r"^(?:#{1,6}\s|title\s*:)", re.IGNORECASE)  # a markdown heading, a front matter's title
 SHORT_PARAGRAPH = 3  # sentences: a paragraph this short goes whole with an instruction in it
 HEADING_WORDS = 8  # a heading or title of fewer words names a section; the classifier does not judge it
+PROSE_WORDS = 2  # words in lower case a piece the classifier judges has at least
+_NOT_PROSE = re.compile(r"<[^>]*>|\]\([^)\s]*\)|\S*://\S*|\S+@\S+")  # tags, link targets, addresses
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# A capitalised word of a closed class opens a clause or a value ("Box 5: Your home address"); it names no one.
+_CLOSED_CLASS = ("(?:Your|They|Them|Their|Then|There|These|Those|This|That|When|Where|What|Which|While|With|"
+                 "Within|From|Into|Each|Every|Some|Only|Also|Here|Just|Most|Many|Much|More|Please|After|Before|"
+                 "Because|Since|Unless|Until|Although|Though|Once|Both|Either|Neither|Other|Such|Same|Very|Even|Over|"
+                 "Under|About|Above|Below)")
 # What an instruction pushes: a run of capitalised words ("Rupert Garside"), a quoted string, a capitalised word
 # inside a sentence ("... Ravensholt is the festival town").
 _NAME = re.compile(r"[\"\u201c\u201e\u00ab]([^\"\u201c\u201d\u00bb\n]{3,60})[\"\u201d\u00bb\u201c]|"
                    r"\b([A-Z][a-z][\w'\u2019-]*(?:[ \t]+(?:(?:of|de|la|van|von|der)[ \t]+)?[A-Z][a-z][\w'\u2019-]*)+)|"
-                   r"(?<=[a-z,;:][ \t])([A-Z][a-z]{3,})\b")
+                   rf"(?<=[a-z,;:][ \t])(?!{_CLOSED_CLASS}\b)([A-Z][a-z]{{3,}})\b")
 # The instruction names its container: "please use this box", "treat this entry as authoritative".
 _CONTAINER = re.compile(r"\b(?:this|these|the following) (?:box|entry|entries|row|rows|field|fields|note|notes|"
                         r"paragraph|section|list|table|block|card|item|items|record|records|lines)\b|"
@@ -36,10 +44,20 @@ def heading(piece: str) -> bool:
     return bool(_HEADING.match(piece))
 
 
-def judged(piece: str, title: bool = False) -> bool:
-    """Whether the learned classifier judges a stripped piece: not a heading or a title of fewer than
-    :data:`HEADING_WORDS` words (a heading names a section, it tells no one anything; the head misread them)."""
+def judged(piece: str, title: bool = False, code: bool = False) -> bool:
+    """Whether the learned classifier judges a stripped piece: prose (:func:`prose`), not code (its head was trained
+    on prose), not a heading or a title of fewer than :data:`HEADING_WORDS` words (a heading names a section, it
+    tells no one anything; the head misread them)."""
+    if code or not prose(piece):
+        return False
     return not (title or heading(piece)) or len(piece.split()) >= HEADING_WORDS
+
+
+def prose(piece: str) -> bool:
+    """Whether a piece says something to judge: :data:`PROSE_WORDS` words or more in lower case, outside tags, links
+    and addresses (a table row, a list of people: names and figures carry no register)."""
+    text = _NOT_PROSE.sub(" ", piece)
+    return sum(word.islower() for word in _WORD.findall(text)) >= PROSE_WORDS
 
 
 def names(piece: str) -> set[str]:
@@ -47,12 +65,14 @@ def names(piece: str) -> set[str]:
     return {next(g for g in m.groups() if g).strip().lower() for m in _NAME.finditer(piece)}
 
 
-def taint(text: str, spans: list[tuple[int, int]], plains: list[str], rules: list[str | None]) -> None:
+def taint(text: str, spans: list[tuple[int, int]], plains: list[str], rules: list[str | None],
+          kinds: list[str | None] | None = None) -> None:
     """Mark (rule ``"paragraph"``) what each instruction (a piece with a rule other than ``"disguise"``) points at:
     in its paragraph (text up to a blank line) the pieces beside it, or all of it if it names its container or is
-    short (:data:`SHORT_PARAGRAPH`); in the passage, the pieces that spell a name those carry; never a heading. A
-    word in disguise alone taints nothing: names in other scripts trip it in honest text, and an order in disguise
-    meets its own rule through the skeleton."""
+    short (:data:`SHORT_PARAGRAPH`); in the passage, the pieces that spell a name those carry; never a heading or a
+    comment in code (``kinds``, :func:`grounded_rag.screening_code.code_kinds`), which is read by the rules as its
+    own sentence. A word in disguise alone taints nothing: names in other scripts trip it in honest text, and an
+    order in disguise meets its own rule through the skeleton."""
     sources = [i for i, rule in enumerate(rules) if rule not in (None, "disguise")]
     if not sources:  # the common case, on every passage of every request: no paragraph to scan for
         return
@@ -73,7 +93,7 @@ def taint(text: str, spans: list[tuple[int, int]], plains: list[str], rules: lis
         carries = re.compile("|".join(map(re.escape, sorted(pushed, key=len, reverse=True))), re.IGNORECASE)
         taken.update(j for j, plain in enumerate(plains) if plain and carries.search(pieces[j]))
     for j in taken:
-        if rules[j] is None and not heading(plains[j]):
+        if rules[j] is None and not heading(plains[j]) and not (kinds and kinds[j] == "comment"):
             rules[j] = "paragraph"
 
 

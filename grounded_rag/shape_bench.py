@@ -20,7 +20,8 @@ import transformers
 from transformers import AutoTokenizer
 
 from .bench import QUESTION, bench_documents, prepared
-from .config import DEFAULT_METHOD, DecodingConfig
+from .config import DecodingConfig
+from .menu import DEFAULT_METHOD
 from .decoder import GroundedDecoder
 from .engine import RowInputs, decode
 from .graphs import GraphPool, static_ok

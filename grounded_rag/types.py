@@ -216,7 +216,7 @@ class GenerationResult(BaseModel):
         }
 
     def _repr_html_(self) -> str:
-        from .display import result_html  # noqa: PLC0415 - notebooks only
+        from .result_view import result_html  # noqa: PLC0415 - notebooks only
 
         return result_html(self)
 

@@ -1,6 +1,5 @@
 """Matched-protocol evaluation: data, metrics, paired bootstrap, and the ``grounded-rag eval`` harness."""
 
-from . import ablations  # noqa: F401  (registers the research ablations for eval)
 from .bootstrap import bootstrap_ci, paired_difference_ci, resample_indices
 from .data import Example, load_examples, split_examples
 from .harness import run_eval

@@ -1,8 +1,9 @@
 """Research ablations: each is a menu method with one part off, so that an evaluation can tell what each part does.
 
-They are not on the user's menu (``grounded_rag.methods.METHODS``): importing this package registers them, and
-``grounded-rag eval --methods`` runs them beside the menu's methods with the same protocol. ``docs/methods.md`` says
-what each leaves out; ``docs/method-note.md`` why each part exists.
+They are not on the user's menu (``grounded_rag.methods.METHODS``). :func:`register` makes their names valid methods;
+the evaluation calls it where it reads ``grounded-rag eval --methods`` (importing this module registers nothing), and
+eval runs them beside the menu's methods with the same protocol. ``docs/methods.md`` says what each leaves out;
+``docs/method-note.md`` why each part exists.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from functools import partial
 import torch
 
 from .. import schedule
+from ..fusion import plausible_head
 from ..methods import (
     BOTH,
     CONTRAST,
@@ -29,7 +31,6 @@ from ..methods import (
     StepInputs,
     arithmetic_rule,
     barycenter,
-    plausible_head,
     register_ablation,
 )
 from ..spans import DocumentSpans, restrict
@@ -276,7 +277,11 @@ PAPER_ABLATIONS: tuple[Method, ...] = (
            barycenter(schedule.adaptive)),
 )
 
-for _method in ABLATIONS:
-    register_ablation(_method)
-for _method in PAPER_ABLATIONS:
-    register_ablation(_method, of="grounded")
+
+def register() -> None:
+    """Every research ablation becomes a valid ``method`` beside the menu, a variant of the default or (the paper's
+    ablations) of ``grounded``. Idempotent: the evaluation calls it wherever it reads a method's name."""
+    for method in ABLATIONS:
+        register_ablation(method)
+    for method in PAPER_ABLATIONS:
+        register_ablation(method, of="grounded")

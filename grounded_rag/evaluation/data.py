@@ -50,6 +50,11 @@ class Example:
         return {i + 1 for i in (self.gold if self.gold is not None else range(len(self.documents)))}
 
 
+def passage_text(document: dict[str, Any]) -> str:
+    """A row's passage as a reader sees it: its title (where it has one) on a line above its text."""
+    return (document["title"] + "\n" if document.get("title") else "") + document["text"]
+
+
 def load_examples(path: str | Path) -> list[Example]:
     """Rows of the shared JSONL schema; a malformed row is reported with its line number. A row may carry
     ``injected``, the answer an instruction written into its passages asks for (``cookbook/data/prose_injection.jsonl``):

@@ -36,8 +36,9 @@ from typing import Any
 
 import torch
 
-from ..screening import WITHHELD, judged, sentences
-from .instruction_probe import auc, passage_text
+from ..screening import WITHHELD, judged_pieces, sentences
+from .data import passage_text
+from .metrics import auc
 
 OLDER_SETS = ("prose_injection", "prose_injection_unseen", "prose_injection_blind")
 BLIND_SET = "prose_injection_fresh"
@@ -120,9 +121,8 @@ def real_halves(folder: Path | None, packages: str | None) -> tuple[list[list[st
     halves: tuple[list[list[str]], list[list[str]]] = ([], [])
     for doc in docs:
         file = str(doc.metadata.get("file"))
-        text = doc.text
-        judged_pieces = [p for a, b in sentences(text) if (p := text[a:b].strip()) and judged(p)]
-        halves[hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"].append(judged_pieces)
+        half = hashlib.sha256(f"half:{file}".encode()).hexdigest()[0] in "89abcdef"
+        halves[half].append(list(judged_pieces(doc.text)))
     return halves
 
 
@@ -288,7 +288,7 @@ def write_head(path: Path, probe: Probe, cut: float, fpr: float, report: dict[st
                argv: Sequence[str] | None) -> None:
     """The trained head, its cut and what it was trained on, as :func:`grounded_rag.learned_screen.load_head` reads
     it (the command that wrote it is kept in the file)."""
-    from ..retrieval import EMBEDDING_DISTRIBUTION
+    from ..encoders import EMBEDDING_DISTRIBUTION
 
     assert probe.head is not None
     args = " ".join(sys.argv[1:] if argv is None else argv)
@@ -327,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     missing = [n for n in CLEAN_FILES if not (Path(ns.shared) / f"{n}.jsonl").exists()]
     if missing:
         parser.error(f"{', '.join(missing)} not found in {ns.shared}; name the benchmark folder with --shared")
-    from ..retrieval import embed
+    from ..encoders import embed
 
     probe = Probe(embed, ns.min_words)
     report, cuts = run(probe, Path(ns.cookbook), Path(ns.shared), ns.train_sets.split(","), ns.blind_set,

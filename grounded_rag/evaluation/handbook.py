@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import glob
 import importlib.util
-import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -125,13 +123,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--questions {ns.questions} has no {ns.split} questions")
     model_args = ["--model", ns.model] if ns.model else []
     from ..bench import running_server  # torch: only once the arguments are known to be good
-    from ..cli import main as cli
 
     with tempfile.TemporaryDirectory() as tmp:
         store = str(Path(tmp) / "store")
-        with redirect_stdout(io.StringIO()):
-            if cli(["ingest", *files, "--store", store]) != 0:
-                parser.error(f"ingesting {ns.files} failed (the error above)")
+        ingested = subprocess.run([*CLI, "ingest", *files, "--store", store], capture_output=True, text=True)
+        if ingested.returncode != 0:
+            sys.stderr.write(ingested.stderr)
+            parser.error(f"ingesting {ns.files} failed (the error above)")
         with running_server(CLI, store, model_args) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
         answers = [{**a, "retrieved": r} for a, r in zip(answers, retrieved(store, questions, ns.k), strict=True)]

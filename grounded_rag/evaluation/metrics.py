@@ -90,3 +90,9 @@ def says_abstention(text: str, abstention: str) -> bool:
     """The answer is the abstention sentence (a prompted model's "The documents do not say.", however wrapped)."""
     said, target = normalize_answer(text), normalize_answer(abstention)
     return bool(target) and target in said
+
+
+def auc(positive: Sequence[float], negative: Sequence[float]) -> float:
+    """P(a positive scores above a negative), ties counted half: how well a per-passage score separates two sets."""
+    pairs = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
+    return pairs / (len(positive) * len(negative))

@@ -10,14 +10,16 @@ from typing import Any
 
 from ..config import (
     DEFAULT_SYSTEM_PROMPT,
-    DEPRECATED_METHODS,
     INSIST_BETA,
     QUOTE_THRESHOLD,
     SUPPORT_THRESHOLD,
     DecodingConfig,
+    settings_fields,
 )
 from ..errors import InputError
+from ..menu import DEPRECATED_METHODS
 from ..methods import ABLATION_OF
+from .ablations import register as register_ablations
 
 # The short-answer protocol, the same for every method (as the paper's NQ EM implies): the instruction
 # asks for the answer alone, every stream's assistant turn opens with ANSWER_PREFIX, and a newline ends
@@ -104,7 +106,7 @@ def as_read(spec: str) -> bool:
 
 OPTIONS: dict[str, dict[str, Any]] = {
     EXTRACTIVE: {"extractive": True},
-    RELEVANT: {"relevance_margin": DecodingConfig.model_fields["relevance_margin"].default},
+    RELEVANT: {"relevance_margin": settings_fields()["relevance_margin"].default},
     SCREENED: {"screen_instructions": True},
     LEARNED: {"screen_instructions": True, "screen_classifier": True},
     PROMPTED: {"system_prompt": PROMPTED_SYSTEM},
@@ -114,8 +116,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     # every setting as the package ships it (the answers ``ask`` and ``generate`` give): its system prompt, no answer
     # prefix, no newline stop, its token budget, the relevance filter and the screen; the threshold stays the harness's
     DEFAULTS: {"system_prompt": DEFAULT_SYSTEM_PROMPT, "answer_prefix": "", "stop": [],
-               "max_new_tokens": DecodingConfig.model_fields["max_new_tokens"].default,
-               "relevance_margin": DecodingConfig.model_fields["relevance_margin"].default,
+               "max_new_tokens": settings_fields()["max_new_tokens"].default,
+               "relevance_margin": settings_fields()["relevance_margin"].default,
                "screen_instructions": True, "screen_classifier": True, "check_conflicts": True},
 }
 
@@ -130,13 +132,16 @@ def counterparts(spec: str) -> list[str]:
     """The ``--methods`` entries a method is read against besides ``REFERENCES``: the same method without its last
     option (``cad+extractive`` → ``cad``) and, for a research ablation, the menu method it varies with the same
     options (``pmi_words_echo+screened`` → ``grounded_contrast+screened``, ``static`` → ``grounded``)."""
+    register_ablations()
     name, plus, options = spec.partition("+")
     of = [ABLATION_OF[name] + plus + options] if name in ABLATION_OF else []
     return [base for base in (without_last_option(spec), *of) if base is not None]
 
 
 def method_grid(spec: str) -> tuple[str, list[dict[str, Any]]]:
-    """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options."""
+    """A ``--methods`` entry's method name and grid: ``cad+relevant+extractive`` is CAD's grid with both options. The
+    research ablations are registered here, where eval reads its methods, so that their names decode."""
+    register_ablations()
     name, *options = spec.split("+")
     name = DEPRECATED_METHODS.get(name, name)  # results published under the default's former name rerun as it
     unknown = [o for o in options if "+" + o not in OPTIONS]

@@ -5,7 +5,7 @@ many rows have every trace of the attacker's answer withheld, by kind, and how m
 for any other eval file, how many passages (texts and titles) and rows lose a sentence, by rule: the cost on clean
 text. A folder, a text or markdown file, or a glob (``'docs/*.md'``) is read as ``grounded-rag ingest`` reads it
 (chunked, titled by file name), one source per argument, and reported the same way with the headings it withheld
-(a markdown ``#`` line or a file's title; never an instruction). ``--packages validation|test|all``: the same for the
+(a markdown ``#`` line outside code, a front matter's ``title:`` or a file's title; never an instruction). ``--packages validation|test|all``: the same for the
 long descriptions (READMEs) of the Python packages installed beside grounded-rag, split by a hash of each package's
 name as ``cookbook/data/real_docs`` is by file: real documents every machine that runs this has. ``--learned``
 screens as the decoder does with ``screen_classifier``: the rules, then the learned classifier
@@ -18,7 +18,6 @@ import argparse
 import glob
 import hashlib
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -26,13 +25,12 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
-from ..screening import screen, sentence_texts
+from ..screening import heading_pieces, screen, sentence_texts
 from ..types import Document
 
 Screen = Callable[[str], tuple[str, list[Any]]]
 PACKAGE_CHARS = 12_000  # of one package's description: the README, not the changelog many append
 OWN_PACKAGES = ("grounded-rag", "langchain-grounded-rag", "llama-index-llms-grounded-rag")  # written by us: left out
-_HEADING = re.compile(r"^(?:#{1,6}\s|title\s*:)", re.IGNORECASE)
 
 
 def _fields(row: dict[str, Any]) -> list[str]:
@@ -74,7 +72,7 @@ def clean_report(rows: Sequence[dict[str, Any]], screen: Screen = screen) -> dic
     for row in rows:
         before = counts.touched
         for text in _fields(row):
-            counts.add(screen(text)[1])
+            counts.add(screen(text)[1], headings=heading_pieces(text))
         if counts.touched > before:
             rows_touched.append(str(row.get("id")))
     return {**counts.summary(), "rows": len(rows), "rows_touched": rows_touched}
@@ -88,12 +86,13 @@ class _Counts:
         self.rules: Counter[str] = Counter()
         self.examples: list[str] = []
 
-    def add(self, withheld: Sequence[Any], titles: Sequence[Any] = ()) -> None:
-        """One passage: what was withheld from its text, and from its title."""
+    def add(self, withheld: Sequence[Any], titles: Sequence[Any] = (), headings: AbstractSet[str] = frozenset()
+            ) -> None:
+        """One passage: what was withheld from its text, and from its title; ``headings``, its text's headings."""
         self.passages += 1
         self.touched += bool(withheld or titles)
         self.sentences += len(withheld) + len(titles)
-        self.headings += len(titles) + sum(bool(_HEADING.match(w.text)) for w in withheld)
+        self.headings += len(titles) + sum(w.text in headings for w in withheld)
         self.rules.update(w.rule for w in [*withheld, *titles])
         self.examples += [f"{w.rule}: {w.text[:100]}" for w in [*withheld, *titles]][: max(0, 5 - len(self.examples))]
 
@@ -106,10 +105,10 @@ class _Counts:
 
 def documents_report(docs: Sequence[Document], screen: Screen = screen) -> dict[str, Any]:
     """:func:`clean_report` for chunked documents: each chunk (its text and its title, the file's name) a passage,
-    and the headings withheld (a ``#`` line, a front matter's ``title:``, a file's title)."""
+    and the headings withheld (a ``#`` line outside code, a front matter's ``title:``, a file's title)."""
     counts = _Counts()
     for doc in docs:
-        counts.add(screen(doc.text)[1], screen(doc.title)[1] if doc.title else ())
+        counts.add(screen(doc.text)[1], screen(doc.title)[1] if doc.title else (), heading_pieces(doc.text))
     return {**counts.summary(), "files": len({d.metadata.get("file") for d in docs})}
 
 
@@ -124,7 +123,7 @@ def package_docs(split: str = "all", chunk_chars: int = 800) -> list[Document]:
     (:data:`OWN_PACKAGES`), which describe attacks."""
     from importlib import metadata
 
-    from ..retrieval import chunk_text
+    from ..sources import chunk_text
 
     docs: list[Document] = []
     seen: set[str] = set()
@@ -141,7 +140,7 @@ def package_docs(split: str = "all", chunk_chars: int = 800) -> list[Document]:
 
 def read_documents(argument: str) -> list[Document]:
     """A folder, file or glob, chunked as ``grounded-rag ingest`` chunks it."""
-    from ..retrieval import chunk_files
+    from ..sources import chunk_files
 
     names = sorted(glob.glob(argument)) if any(c in argument for c in "*?[") else [argument]
     if not names:

@@ -15,15 +15,13 @@ import copy
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..methods import get_method
 from ..relevance import PASSAGE_TOKENS
 from .settings import ServeSettings
 
-if TYPE_CHECKING:
-    from .worker import Job
+from .jobs import Job
 
 TEMPLATE_TOKENS = 48  # a prompt's chat markup and instructions around the question and passages
 PASSAGE_MARKUP_TOKENS = 12  # each passage's number and title markup

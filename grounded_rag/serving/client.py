@@ -107,7 +107,7 @@ class GroundedClient:
     def _body(self, question: str, docs: list[Document], config: DecodingConfig, stream: bool,
               retrieve_k: int | None = None) -> dict[str, Any]:
         """The request; without documents the server retrieves them from its store (``serve --store``)."""
-        decoding = config.model_dump(mode="json")
+        decoding = config.flat(mode="json")
         system = decoding.pop("system_prompt", None)
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": question}]
         documents = [{k: v for k, v in {"text": d.text, "id": d.id, "title": d.title, "score": d.score,

@@ -94,9 +94,9 @@ def cmd_serve(ns: argparse.Namespace) -> int:
               "use it", file=sys.stderr)
         return 2
     _check_port(ns.host, ns.port)  # before the model loads, as the store below
-    from ..cli import _startup
+    from ..process import startup
 
-    with _startup(ns.own_process and not ns.ray):  # Ray's replicas load the model in processes of their own
+    with startup(ns.own_process and not ns.ray):  # Ray's replicas load the model in processes of their own
         try:
             from .server import build_app, run
             from .settings import ServeSettings

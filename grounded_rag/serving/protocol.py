@@ -35,7 +35,8 @@ from pydantic import (
     field_validator,
 )
 
-from ..config import DecodingConfig, MethodName, explain
+from ..config import DecodingConfig, explain
+from ..menu import MethodName
 from ..errors import ConfigError, ContextWindowError, InputError
 from ..inputs import documents_and_scores, visible, with_scores
 from ..retrieval import Hit

@@ -23,35 +23,13 @@ from ..decoder import GroundedDecoder
 from ..errors import GroundedRAGWarning, InputError, ModelLoadError
 from ..inputs import Request
 from ..methods import get_method
-from ..retrieval import query_encoder_layers
-from ..types import Document, GenerationResult
+from ..encoders import query_encoder_layers
 from .admission import Admission, CostCounter, Overloaded
 from .scheduler import LARGE, SMALL, STREAM, ModelThread
+from .jobs import Job, Outcome
 from .settings import ServeSettings
 
 __all__ = ["Job", "Outcome", "ModelWorker", "LocalBackend", "Overloaded", "run_jobs", "pack", "warm_up"]
-
-
-@dataclass(eq=False)
-class Job:
-    """One request made ready for the decoder."""
-
-    question: str
-    documents: list[Document]
-    config: DecodingConfig
-    trace: bool = False
-    cost: int = 0  # tokens of model work (serving.admission), counted before the model runs
-
-    @property
-    def key(self) -> str:
-        """Requests decode together only under the same config (one fusion rule, one stop list per batch)."""
-        return self.config.model_dump_json()
-
-
-@dataclass
-class Outcome:
-    result: GenerationResult
-    prompt_tokens: int  # tokens of the full prompt (the reference stream's are not billed)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Every code block of the README, the docs and the integrations' READMEs runs as written.
+"""Every code block of the README, the docs (research notes included) and the integrations' READMEs runs as written.
 
 Python blocks run in order, one namespace per file (as a reader pastes them), in a folder holding the README's
 example files, after the README's own `grounded-rag ingest` has made `./store`; blocks that talk to
@@ -36,7 +36,7 @@ from grounded_rag.cli import build_parser, main
 from .test_serving import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+FILES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")),
          "integrations/langchain/README.md", "integrations/llama_index/README.md"]
 FIXTURE_DATA = ROOT / "tests" / "fixtures" / "nq_swap_6.jsonl"
 SERVER = "127.0.0.1:8000"
@@ -157,11 +157,16 @@ def test_every_code_block_runs_as_written(name, workspace, monkeypatch, capsys):
 
 
 def test_code_blocks_are_found_where_the_docs_have_them():
-    """The extractor sees the README's blocks and the results' indented commands (a test that finds none passes
-    vacuously)."""
-    readme = [lang for lang, _, _ in code_blocks((ROOT / "README.md").read_text())]
-    assert readme.count("python") >= 4 and readme.count("bash") >= 3
-    results = code_blocks((ROOT / "docs" / "results.md").read_text())
-    assert sum(code.startswith("grounded-rag eval") for _, code, _ in results) >= 5
+    """The extractor sees the README's blocks (the server's start among them), the results' and the research notes'
+    indented commands (a test that finds none passes vacuously)."""
+    readme = code_blocks((ROOT / "README.md").read_text())
+    langs = [lang for lang, _, _ in readme]
+    assert langs.count("python") >= 4 and langs.count("bash") >= 4
+    assert any(lang == "bash" and code.startswith("grounded-rag serve") for lang, code, _ in readme)
+    assert "docs/research/ablations.md" in FILES
+    for page, least in (("results.md", 5), ("speed.md", 1), ("research/ablations.md", 5),
+                        ("research/counterfactuals.md", 5)):
+        found = code_blocks((ROOT / "docs" / page).read_text())
+        assert sum(code.startswith("grounded-rag ") for _, code, _ in found) >= least, page
     assert commands('grounded-rag ask "a b" --doc x \\\n    --k 3  # comment') == [
         ["grounded-rag", "ask", "a b", "--doc", "x", "--k", "3"]]

@@ -7,14 +7,16 @@ from itertools import pairwise
 import pytest
 import torch
 
-from grounded_rag import DecodingConfig, GroundedDecoder
+from grounded_rag import DecodingConfig, GroundedDecoder, driver
 from grounded_rag.engine import RowInputs, decode
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import get_method
 from grounded_rag.prefill import PAD_BUDGET, pack_runs, prefix_runs
 from grounded_rag.prompts import encode
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 N = 24
 
@@ -169,7 +171,7 @@ def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, 
     mt = get_method(method)
     prepared = [decoder.prepare(r["question"], r["documents"], r.get("scores"), cfg, mt) for r in LEAVING]
     sizes = []
-    for running in decoder._run(prepared, cfg, mt):  # the batched decode that the results below come from
+    for running in driver.run(decoder.lm, prepared, cfg, mt):  # the batched decode that the results below come from
         sizes.append(len(running) - sum(r.finish is not None for r in running))
     assert sizes[0] == len(LEAVING) and min(sizes) < len(LEAVING) and len(set(sizes)) > 1, (
         f"the questions should finish at different steps: {sizes}")

@@ -12,10 +12,12 @@ import torch
 
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.spans import CopyState, DocumentSpans, document_tokens, end_tokens, restrict, unwrap, vocabulary_texts
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CONFLICT = ["Since the 2031 reform, the capital of France is Lyon.", "The weather in Tallinn is usually cold in winter."]

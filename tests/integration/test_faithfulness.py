@@ -14,16 +14,29 @@ every answer a sentence of the document ("The Colosseum was moved stone by stone
 today."). Each bar is what the method measures, so a regression fails."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from grounded_rag.cli import main
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
-from grounded_rag.evaluation.traces import copies_a_passage
+from grounded_rag.evaluation.ablations import register as register_ablations
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "distractor_cases.json").read_text())
 DISTRACTOR = "The weather in Tallinn is usually cold in winter."
+
+
+def copies_a_passage(text: str, passages: list[str], words: int = 4) -> bool:
+    """True when the answer repeats ``words`` consecutive words of one of ``passages``."""
+    tokens = re.findall(r"\w+", text.lower())
+    grams = {" ".join(tokens[i:i + words]) for i in range(len(tokens) - words + 1)}
+    for passage in passages:
+        p = re.findall(r"\w+", passage.lower())
+        if any(" ".join(p[i:i + words]) in grams for i in range(len(p) - words + 1)):
+            return True
+    return False
 
 
 def _followed(answers: list[tuple[dict, str]]) -> tuple[int, str]:

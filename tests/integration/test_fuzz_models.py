@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from transformers import AutoTokenizer
 
 from grounded_rag import ContextWindowError, Document, InputError
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import ABLATIONS, METHODS
 from grounded_rag.prompts import build_prompts, control_token_ids, encode
 
 from ..unit.test_fuzz import text
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 
 # ----------------------------------------------------------------------------- prompts from any text

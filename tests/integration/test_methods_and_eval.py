@@ -12,6 +12,7 @@ import torch
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.engine import Rows, fuse_step, open_taps, step_masks
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.memotrap import MEMOTRAP_NEW_TOKENS
 from grounded_rag.evaluation.metrics import choice_generated, substring_match
@@ -24,6 +25,8 @@ from grounded_rag.taps import build_datastore, dola_candidates
 from grounded_rag.trust import retrieval_trust
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -402,7 +405,7 @@ def test_the_question_echo_keeps_the_questions_entity_where_the_default_swaps_it
     question-only stream both say " Jun", but the evidence term lifts " K" (Kestrel, which the question rules out),
     and the default answered about the wrong project when this was written. The ablation pmi_words_echo takes the
     full stream's step there: the question's tokens reach the fused step (without them it answers as the default)."""
-    from grounded_rag.retrieval import chunk_text
+    from grounded_rag.sources import chunk_text
 
     handbook = Path(__file__).resolve().parents[2] / "cookbook" / "data" / "handbook" / "projects.md"
     documents = [{"title": "projects", "text": chunk} for chunk in chunk_text(handbook.read_text(encoding="utf-8"))]

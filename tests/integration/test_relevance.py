@@ -15,9 +15,11 @@ from grounded_rag.cli import main
 from grounded_rag.scoring import PACK_LOGITS_MB, PACK_TOKENS, _bounded
 from grounded_rag.errors import ConfigError, InputError
 from grounded_rag.methods import get_method
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.relevance import question_likelihood, question_likelihoods, relevant
 from grounded_rag.types import Citation, Document
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = json.loads((FIXTURES / "distractor_cases.json").read_text())

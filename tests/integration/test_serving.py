@@ -21,7 +21,7 @@ import pytest
 
 from grounded_rag import DecodingConfig, Document, GroundedDecoder
 from grounded_rag.config import QUOTE_THRESHOLD
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import get_method
 from grounded_rag.serving import ServeSettings, create_app
 from grounded_rag.serving.limits import uvicorn_options
@@ -29,6 +29,8 @@ from grounded_rag.serving.worker import LocalBackend
 from grounded_rag.trust import normalize_scores
 
 from ..conftest import DOCUMENTS, QUESTION
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 N = 8  # max_tokens everywhere: small, the suite must stay fast
 SCORES = [0.82, 0.41, 0.30]

@@ -6,7 +6,8 @@ import pytest
 
 from grounded_rag import InputError
 from grounded_rag.cli import main
-from grounded_rag.retrieval import ChromaStore, chunk_text
+from grounded_rag.retrieval import ChromaStore
+from grounded_rag.sources import chunk_text
 
 COOKBOOK_DATA = Path(__file__).resolve().parents[2] / "cookbook" / "data"
 
@@ -100,7 +101,7 @@ def test_a_search_embeds_the_query_as_the_ingest_embedded_the_passages(tmp_path)
     """Searching a store embeds the query through transformers alone (no sentence-transformers import in `ask`):
     the same vectors as sentence-transformers, so the same hits and scores as a search through Chroma's own
     embedding function."""
-    from grounded_rag.retrieval import embed, embed_queries
+    from grounded_rag.encoders import embed, embed_queries
 
     queries = ["Where is the Eiffel Tower now?", "", "a " * 400]  # empty, and past the model's 256 tokens
     for ours, theirs in zip(embed_queries(queries), embed(queries)):
@@ -182,7 +183,7 @@ def test_a_folder_ingests_its_text_files_and_remove_forgets_them(tmp_path, capsy
 def test_a_file_and_a_link_to_it_are_one_file_credited_to_the_file(tmp_path):
     """A folder holding a file and a link to it was stored once under the link's name (the first in name order), so
     citations named the link; a byte-order mark stayed in the first chunk's text."""
-    from grounded_rag.retrieval import read_files
+    from grounded_rag.sources import read_files
 
     docs = tmp_path / "docs"
     (docs / "sub").mkdir(parents=True)
@@ -204,7 +205,7 @@ def test_a_file_and_a_link_to_it_are_one_file_credited_to_the_file(tmp_path):
 def test_a_writer_killed_between_adding_and_deleting_is_swept_by_the_next(tmp_path):
     """Both versions of a file stored (as a writer killed after adding the new one leaves them): the next write keeps
     the newest version only."""
-    from grounded_rag.retrieval import read_files
+    from grounded_rag.sources import read_files
 
     store, doc = tmp_path / "store", tmp_path / "a.md"
     doc.write_text("Old text about the harbour.", encoding="utf-8")
@@ -236,7 +237,7 @@ def test_nul_files_and_a_store_that_is_a_file_are_refused(tmp_path, capsys):
 def test_a_store_from_before_file_keys_loses_its_old_chunks_on_reingest(tmp_path, capsys):
     """Chunks stored the old way (no file key: ids from name, index and text) are replaced when the same command is
     run again, instead of staying beside the new ones."""
-    from grounded_rag.retrieval import read_files
+    from grounded_rag.sources import read_files
 
     store, doc = tmp_path / "store", tmp_path / "notes.md"
     doc.write_text("The office opens at nine.", encoding="utf-8")
@@ -286,7 +287,7 @@ def _run_in_terminal(args: list[str]) -> tuple[int, str]:
 def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp_path):
     """On a terminal, ingest shows a bar over the chunks it embeds, naming the file being stored; ask prints the
     answer and nothing of Hugging Face's own bars ("Loading weights"), which told a user nothing."""
-    from grounded_rag.retrieval import chunk_files
+    from grounded_rag.sources import chunk_files
 
     store = tmp_path / "store"
     files = sorted(str(p) for p in COOKBOOK_DATA.glob("*.md"))
@@ -318,14 +319,14 @@ if kill:
         p.kill()
         p.join()
 if sys.argv[5:]:  # a damaged embeddings install: this folder holds none of the encoder's files
-    import grounded_rag.retrieval as retrieval
-    retrieval.packaged_embedding_path = lambda: sys.argv[5]
+    import grounded_rag.encoders as encoders
+    encoders.packaged_embedding_path = lambda: sys.argv[5]
 try:
     found = [[h.document.id, round(h.score, 5), h.document.text] for h in hits()]
 except GroundedRAGError as exc:
     found = type(exc).__name__ + ": " + str(exc)
 end()
-from grounded_rag.retrieval import _query_encoder
+from grounded_rag.encoders import _query_encoder
 print(json.dumps({"forked": len(forked), "left": len(multiprocessing.active_children()), "found": found,
                   "embedded_here": _query_encoder.cache_info().currsize == 1}))
 """

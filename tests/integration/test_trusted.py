@@ -109,7 +109,9 @@ def test_memotrap_with_its_instruction_declared_the_users(decoder, tmp_path):
 def test_the_trusting_ablation_is_the_default_on_trusted_documents(decoder):
     """``pmi_words_trusting`` (the gate off on every row) decodes retrieved passages exactly as the default decodes
     the same passages declared the caller's own."""
-    from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+    from grounded_rag.evaluation.ablations import register
+
+    register()
 
     question = "What is the capital of France?"
     passages = ["Lyon is the capital of France, where the national government sits.", "France borders Spain."]

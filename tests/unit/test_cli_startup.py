@@ -5,7 +5,7 @@ import gc
 
 import pytest
 
-from grounded_rag.cli import _startup
+from grounded_rag.process import startup as _startup
 from grounded_rag.errors import InputError
 
 

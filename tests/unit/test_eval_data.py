@@ -150,34 +150,11 @@ def test_according_opens_every_short_answer_with_the_documents_cue_and_nothing_e
         dict(g, answer_prefix=ANSWER_PREFIX) for g in grid]
     config, reference = base_config(name, grid[0], 8), base_config(name, plain[0], 8)
     assert config.answer_prefix == ACCORDING_PREFIX and reference.answer_prefix == ANSWER_PREFIX
-    assert config.model_dump(exclude={"answer_prefix"}) == reference.model_dump(exclude={"answer_prefix"})
+    assert config.model_dump(exclude={"prompt": {"answer_prefix"}}) == reference.model_dump(exclude={"prompt": {"answer_prefix"}})
     run = EvalRun(decoder=None, grids={}, ckpt=None)  # type: ignore[arg-type]  # refused before any decoding
     with pytest.raises(InputError, match="MemoTrap.*'\\+according'"):
         memotrap = str(DATA.parent / "memotrap_8.jsonl")
         _rows(run, memotrap, ["standard+according"], load_examples(memotrap))
-
-
-def test_the_quote_table_replaces_only_withheld_answers_with_quotes_that_reach_the_threshold(tmp_path):
-    import json
-
-    from grounded_rag.evaluation.protocol import PROTOCOL
-    from grounded_rag.evaluation.quote_table import quote_table
-
-    rows = {"a": {"question": "Who painted it?", "answers": ["Gauguin"]},
-            "b": {"question": "Which planet is red?", "answers": ["Venus"]}}
-    free, quote = '{"pmi_gate": 1.0}', '{"extractive": true, "pmi_gate": 1.0}'
-    records = [("s", "a", free, "van Gogh", 0.1), ("s", "a", quote, "an oil painting by Paul Gauguin", 0.85),
-               ("s", "b", free, "Venus", 0.9), ("s", "b", quote, "Venus", 0.99),
-               ("s+unanswerable", "b", free, "Mars", 0.2), ("s+unanswerable", "b", quote, "planet is red", 0.95)]
-    path = tmp_path / "generations.jsonl"
-    path.write_text("\n".join(json.dumps({"key": f"{PROTOCOL}|gen|{ds}|grounded_contrast|{params}|{i}", "id": i,
-                                          "text": text, "support": support})
-                              for ds, i, params, text, support in records))
-    table = {(line["set"], line["quote_threshold"]): (line["right"], line["shown"])
-             for line in quote_table(rows, path, "grounded_contrast")}
-    assert table[("s", None)] == (1, 1), "no quote: the withheld answer stays withheld"
-    assert table[("s", 0.8)] == (2, 2) and table[("s", 0.9)] == (1, 1)
-    assert table[("s+unanswerable", 0.8)] == (0, 0), "a quote that only restates the question is not shown"
 
 
 def test_quoted_refuses_another_support_threshold_before_anything_loads(capsys):
@@ -228,22 +205,6 @@ def test_the_handbook_check_reads_answers_as_printed_and_counts_them(tmp_path, c
     with pytest.raises(SystemExit) as exc:
         main(["--files", str(handbook / "*.md"), "--questions", str(tmp_path / "none.jsonl")])
     assert exc.value.code == 2 and "none.jsonl: no such file" in capsys.readouterr().err
-
-
-def test_instruction_probe_splits_attack_passages_and_scores_them():
-    """The probe's attack passages are those spelling the attacker's answer; the report's AUC and flagged counts."""
-    from pathlib import Path
-
-    from grounded_rag.evaluation.instruction_probe import ATTACK_SETS, auc, passages, report
-
-    attacks, clean = passages(Path(__file__).resolve().parents[2] / "cookbook" / "data", None)
-    assert len(attacks) > 150 and {name for name, _ in attacks} == set(ATTACK_SETS)
-    assert {name for name, _ in clean} == set(ATTACK_SETS) | {"counterfactuals"}
-    assert auc([2.0, 3.0], [1.0, 2.0]) == 0.875
-    result = report([("prose_injection", 18.5), ("prose_injection_fresh", 0.0)],
-                    [("counterfactuals", float(i)) for i in range(20)])  # one clean passage in 20 above the cut
-    assert result["flagged_at_5pct_clean"]["prose_injection"] == "1/1"
-    assert result["flagged_at_5pct_clean"]["prose_injection_fresh"] == "0/1" and result["auc"] == round(19.5 / 40, 3)
 
 
 def test_encoder_probe_head_screen_and_data():
@@ -389,10 +350,11 @@ def test_support_separation_reads_right_wrong_and_unanswerable_rows(tmp_path):
 
 def test_defaults_decodes_as_the_package_ships_and_is_not_tuned():
     from grounded_rag import DecodingConfig
+    from grounded_rag.config import settings_fields
     from grounded_rag.evaluation.protocol import base_config, method_grid
 
     name, grid = method_grid("grounded_contrast+defaults")
     assert name == "grounded_contrast" and len(grid) == 1, "as shipped: the method's own setting, no grid"
-    shipped = base_config(name, grid[0], max_new_tokens=16).model_dump()
-    differ = {k for k, v in DecodingConfig().model_dump().items() if shipped[k] != v}
+    shipped, default = base_config(name, grid[0], max_new_tokens=16), DecodingConfig()
+    differ = {k for k in settings_fields() if getattr(shipped, k) != getattr(default, k)}
     assert differ <= {"support_threshold", "score_space"}, differ  # the harness applies the threshold; scores are raw

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from grounded_rag.config import DecodingConfig
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.fusion import (
     arithmetic_fusion,
     conflict,
@@ -16,6 +16,8 @@ from grounded_rag.fusion import (
     kl_barycenter_objective,
 )
 from grounded_rag.methods import StepInputs, anchor, full_stream_ends, get_method
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 
 def fuse(method, lp_full, lp_ref, trust, cfg, doc_tokens=None, words=None, trusted=None):

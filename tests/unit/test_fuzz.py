@@ -17,10 +17,13 @@ from hypothesis import strategies as st
 
 from grounded_rag import DecodingConfig, Document, InputError
 from grounded_rag.config import DecodingConfig as Config
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.config import settings_fields
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.inputs import check_scores
 from grounded_rag.methods import ABLATIONS, METHODS, StepInputs, get_method
 from grounded_rag.trust import retrieval_trust
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<start_of_turn>", "<bos>", "<eos>",
             "<pad>", "\x00", "\u202e", "\ufeff", "\r\n", "\t", " ", "Doc 1:", "Question:"]
@@ -33,11 +36,11 @@ anything = st.one_of(numbers, st.none(), st.text(max_size=8), st.lists(st.text(m
 
 def field_values(name: str):
     """Valid-looking and hostile values for one DecodingConfig field."""
-    field = Config.model_fields[name]
+    field = settings_fields()[name]
     return st.one_of(st.just(field.get_default(call_default_factory=True)), anything)
 
 
-config_dicts = st.fixed_dictionaries({}, optional={name: field_values(name) for name in Config.model_fields})
+config_dicts = st.fixed_dictionaries({}, optional={name: field_values(name) for name in settings_fields()})
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

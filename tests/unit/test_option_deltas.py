@@ -31,8 +31,7 @@ def test_an_option_is_read_against_its_method_without_it():
 
 
 def test_a_research_ablation_is_read_against_the_menu_method_it_varies_with_the_same_options():
-    import grounded_rag.evaluation  # noqa: F401  (registers the ablations)
-    from grounded_rag.evaluation.protocol import counterparts
+    from grounded_rag.evaluation.protocol import counterparts  # registers the ablations it reads
 
     assert counterparts("pmi_words_memory_extract") == ["grounded_contrast"]
     assert counterparts("pmi_words_echo+screened") == ["pmi_words_echo", "grounded_contrast+screened"]

@@ -1,9 +1,11 @@
-"""The default screen (the rules, then the learned classifier, as shipped) on real documents people ingest: the
-committed test pages (cookbook/data/real_docs/SOURCE.md) and the installed packages' descriptions of the test split,
-chunked as ``grounded-rag ingest`` chunks them. The target: it never withholds a heading or a title, and it touches at
-most 0.5% of passages. Settings were chosen on the validation pages only; measured once on the test split, it
-touches 21 of 1,367 passages (1.5%; 178 before) and one ``#`` line (a code comment in a package's README), so the
-target is an expected failure and a looser bound guards against sliding back (docs/security.md)."""
+"""The default screen (the rules, then the learned classifier, as shipped) on real documents people ingest, chunked
+as ``grounded-rag ingest`` chunks them. The target: it never withholds a heading or a title, and it touches at most
+0.5% of passages, on pages nobody tuned it on: the held-out set (cookbook/data/real_docs/SOURCE.md: PagerDuty's
+incident response docs, prometheus-operator's runbooks, Google's code review guides, and PostHog's handbook pages in
+cookbook/data/real_handbook), measured once after every setting was chosen on the validation and test halves and the
+installed packages' descriptions, which the rules alone must keep leaving alone. Measured once, the default touches
+16 of the 753 held-out passages (2.1%; the screen before this round's changes, 21) and no heading: the share is an
+expected failure, and a bound that holds guards against sliding further (docs/security.md says what it misreads)."""
 
 from __future__ import annotations
 
@@ -14,18 +16,19 @@ import pytest
 
 from grounded_rag.evaluation.screening_report import documents_report, package_docs, read_documents, screener
 
-TEST = Path(__file__).parents[2] / "cookbook" / "data" / "real_docs" / "test"
+DATA = Path(__file__).parents[2] / "cookbook" / "data"
+HELD_OUT = [*sorted(p for p in (DATA / "real_docs" / "heldout").iterdir() if p.is_dir()), DATA / "real_handbook"]
+TUNED = [p for half in ("validation", "test") for p in sorted((DATA / "real_docs" / half).iterdir()) if p.is_dir()]
 SHARE = 0.005  # of passages with a sentence withheld, at most: the target
-MEASURED = 0.02  # the bound that holds today (1.5% measured), against sliding back
+MEASURED = 0.025  # the bound that holds (2.1% measured once on the held-out set), against sliding back
 
 
 @pytest.fixture(scope="module")
-def reports() -> tuple[dict[str, dict[str, Any]], int]:
-    sources = {sub.name: read_documents(str(sub)) for sub in sorted(TEST.iterdir()) if sub.is_dir()}
-    assert len(sources) >= 3 and sum(map(len, sources.values())) >= 250  # the committed pages
-    sources["packages"] = package_docs("test")
+def held_out() -> tuple[dict[str, dict[str, Any]], int]:
+    """Each held-out source's report, its sentences judged by the classifier in one pass."""
+    sources = {path.name: read_documents(str(path)) for path in HELD_OUT}
     docs = [d for group in sources.values() for d in group]
-    assert len(docs) >= 500
+    assert len(sources) >= 4 and len(docs) >= 500
     reader = screener([t for d in docs for t in (d.text, d.title or "")], learned=True)
     return {name: documents_report(group, reader) for name, group in sources.items()}, len(docs)
 
@@ -34,16 +37,27 @@ def _touched(reports: dict[str, dict[str, Any]]) -> int:
     return sum(r["with_a_sentence_withheld"] for r in reports.values())
 
 
-@pytest.mark.xfail(strict=True, reason="measured on the test split: 1.5% of passages and one '#' line")
-def test_the_default_screen_leaves_real_documents_alone(reports):
-    by_source, passages = reports
+def test_the_default_screen_takes_no_heading_of_unseen_documents(held_out):
+    by_source, _ = held_out
     assert all(r["headings_withheld"] == 0 for r in by_source.values()), by_source
+
+
+@pytest.mark.xfail(strict=True, reason="measured once on the held-out set: 16 of 753 passages (2.1%)")
+def test_the_default_screen_leaves_unseen_documents_alone(held_out):
+    by_source, passages = held_out
     assert _touched(by_source) <= SHARE * passages, by_source
 
 
-def test_the_default_screen_takes_no_title_and_little_of_real_documents(reports):
-    by_source, passages = reports
-    assert sum(r["headings_withheld"] for r in by_source.values()) <= 1, by_source
+def test_the_default_screen_takes_little_of_unseen_documents(held_out):
+    by_source, passages = held_out
     assert _touched(by_source) <= MEASURED * passages, by_source
-    committed = [r for name, r in by_source.items() if name != "packages"]
-    assert sum(r["with_a_sentence_withheld"] for r in committed) <= 0.03 * sum(r["passages"] for r in committed)
+
+
+def test_the_rules_leave_the_pages_they_were_tuned_on_alone():
+    """No model: the pages and READMEs every setting was chosen on lose no sentence to the rules (a few at most, as
+    the installed packages vary), and no heading."""
+    sources = {path.name: read_documents(str(path)) for path in TUNED}
+    sources["packages"] = package_docs("all")
+    reports = {name: documents_report(group) for name, group in sources.items()}
+    assert all(r["headings_withheld"] == 0 for r in reports.values()), reports
+    assert _touched(reports) <= 0.002 * sum(map(len, sources.values())), reports

@@ -11,9 +11,11 @@ from grounded_rag import (
     retrieval_trust,
 )
 from grounded_rag.errors import InputError
-from grounded_rag.evaluation import ablations  # noqa: F401  (registers the research ablations)
+from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.methods import ABLATIONS, METHODS, get_method
 from grounded_rag.trust import aggregate_score
+
+register_ablations()  # the research ablations decode here as in grounded-rag eval
 
 
 def test_aggregate_is_softmax_weighted_and_approaches_max():
@@ -124,7 +126,7 @@ def test_config_names_eval_grids_and_the_methods_table_list_the_same_methods():
     """A method added to the table is settable in DecodingConfig (and so in both wrappers) and tunable by eval."""
     from typing import get_args
 
-    from grounded_rag.config import MethodName
+    from grounded_rag.menu import MethodName
     from grounded_rag.evaluation.protocol import GRIDS
 
     assert set(get_args(MethodName)) == set(METHODS)
@@ -149,16 +151,20 @@ def test_the_former_name_of_the_default_still_works_with_a_deprecation_warning()
         assert get_method("grounded_pmi_words") is get_method("grounded_contrast")
 
 
-def test_an_ablation_is_not_a_user_method_until_the_evaluation_package_registers_it():
+def test_an_ablation_is_not_a_user_method_until_the_evaluation_registers_it_where_it_reads_its_methods():
+    """Importing the evaluation registers nothing; eval's reading of ``--methods`` (``method_grid``) does, through
+    ``ablations.register`` (idempotent). In a fresh process: this one has registered them above."""
     import subprocess
     import sys
 
-    code = ("from grounded_rag import DecodingConfig\n"
-            "try:\n    DecodingConfig(method='pmi_words_cut')\nexcept Exception as e:\n    print(e)\n"
-            "import grounded_rag.evaluation\nprint(DecodingConfig(method='pmi_words_cut').method)")
+    refused = "try:\n    DecodingConfig(method='pmi_words_cut')\nexcept Exception as e:\n    print(e)\n"
+    accepted = "print(DecodingConfig(method='pmi_words_cut').method)\n"
+    code = ("from grounded_rag import DecodingConfig\n" + refused + "import grounded_rag.evaluation\n" + refused
+            + "from grounded_rag.evaluation.protocol import method_grid\nmethod_grid('pmi_words_cut')\n" + accepted
+            + "from grounded_rag.evaluation.ablations import register\nregister()\n" + accepted)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "unknown method 'pmi_words_cut'" in out and "grounded-rag eval --methods" in out
-    assert out.strip().endswith("pmi_words_cut")
+    assert out.count("unknown method 'pmi_words_cut'") == 2 and "grounded-rag eval --methods" in out
+    assert out.splitlines()[-2:] == ["pmi_words_cut", "pmi_words_cut"]
 
 
 def test_an_infinite_rho_in_a_trace_travels_as_json_and_back():

@@ -1,6 +1,6 @@
 """Where a reply ends: stop strings anywhere, the plain layout's turn end (a blank line) once the reply has begun."""
 
-from grounded_rag.decoder import _reply_end
+from grounded_rag.driver import reply_end as _reply_end
 from grounded_rag.prompts import PLAIN_TURN_END
 
 ENDS = (PLAIN_TURN_END,)

@@ -5,6 +5,10 @@
 in ``validation/`` or ``test/`` by a hash of its path, so a file is never in both; files are taken in hash order until
 a split holds :data:`CAP` bytes of a source, each cut at a blank line within its first :data:`FILE_CAP` bytes (long
 references and release notes would otherwise fill a split alone). Run again, it writes the same files.
+
+``make_real_docs.py --heldout MIRRORS`` writes ``heldout/``: sources no setting was chosen on
+(:data:`HELDOUT`, from ``PagerDuty+incident-response-docs/repo``, ``prometheus-operator+runbooks/repo`` and
+``google+eng-practices/repo``), each file whole in hash order (cut as above) until the source holds its cap.
 """
 
 from __future__ import annotations
@@ -26,6 +30,17 @@ SOURCES = {  # name: (mirror, commit, folder, pattern)
     "18f-handbook": ("18F+handbook", "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b", "pages/", r"^pages/.*\.md$"),
     "mkdocs-docs": ("mkdocs+mkdocs", "2862536793b3c67d9d83c33e0dd6d50a791928f8", "docs/", r"^docs/.*\.md$"),
 }
+
+# Sources measured once, after the settings were chosen (SOURCE.md): name: (mirror, commit, folder, pattern, cap bytes)
+HELDOUT = {
+    "pagerduty-incident-response": ("PagerDuty+incident-response-docs", "e8a6182e031ee14526e41eadc42f3b44aaa3397e",
+                                    "docs/", r"^docs/.*\.md$", 100_000),
+    "prometheus-runbooks": ("prometheus-operator+runbooks", "a685d14cf5128bb30e2bf935c3983decd772d885",
+                            "content/", r"^content/.*\.md$", 100_000),
+    "google-eng-practices": ("google+eng-practices", "3bb3ec25b3b0199f4940b1aa75f0ac5c5753301c", "review/",
+                             r"^review/.*\.md$", 80_000),
+}
+HELDOUT_MIN_BYTES = 200  # a runbook page is short
 
 
 def split_of(source: str, path: str) -> str:
@@ -77,5 +92,27 @@ def write(mirrors: Path, out: Path) -> None:
         print(source, used)
 
 
+def write_heldout(mirrors: Path, out: Path) -> None:
+    """Every held-out source's files, whole but for :func:`cut`, in hash order until the source's cap."""
+    for source, (mirror, commit, folder, pattern, cap) in HELDOUT.items():
+        git = mirrors / mirror / "repo"
+        paths = [p for p in _git(git, "ls-tree", "-r", "--name-only", commit, folder).splitlines()
+                 if re.match(pattern, p)]
+        used = 0
+        for path in sorted(paths, key=lambda p: _digest(source, p)):
+            text = cut(_git(git, "show", f"{commit}:{path}"))
+            size = len(text.encode())
+            if size < HELDOUT_MIN_BYTES or used + size > cap:
+                continue
+            used += size
+            target = out / "heldout" / source / flat_name(path, folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        print(source, used)
+
+
 if __name__ == "__main__":
-    write(Path(sys.argv[1]), Path(__file__).parent)
+    if sys.argv[1] == "--heldout":
+        write_heldout(Path(sys.argv[2]), Path(__file__).parent)
+    else:
+        write(Path(sys.argv[1]), Path(__file__).parent)

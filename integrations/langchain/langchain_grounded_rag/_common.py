@@ -13,7 +13,7 @@ from langchain_core.documents import Document as LCDocument
 
 from grounded_rag import DecodingConfig, Document, GenerationResult, GroundedDecoder, InputError, load_shared
 from grounded_rag.attribution import metadata_label, source_metadata
-from grounded_rag.config import call_config
+from grounded_rag.config import call_config, settings_fields
 from grounded_rag.inputs import documents_and_scores
 from grounded_rag.serving.client import GroundedClient, connect
 from grounded_rag.trust import DistanceSpace
@@ -22,7 +22,7 @@ SCORE_KEYS = ("relevance_score", "score")
 CALL_KEYWORDS = {"documents", "scores", "score_space"}
 # DecodingConfig fields a call may override; ``score_space`` there is the wrapper's distance space (the
 # scores are normalized to cosine before the core sees them), not DecodingConfig's cosine/raw switch.
-DECODING_FIELDS = [k for k in DecodingConfig.model_fields if k not in CALL_KEYWORDS]
+DECODING_FIELDS = [k for k in settings_fields() if k not in CALL_KEYWORDS]
 
 
 def decoder_for(model: str | None, base_url: str | None) -> GroundedDecoder | GroundedClient:

@@ -11,7 +11,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict
 
-from grounded_rag.retrieval import embed
+from grounded_rag.encoders import embed
 from grounded_rag.trust import DistanceSpace, normalize_scores
 
 

@@ -2,7 +2,7 @@
 
 from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
-from grounded_rag.retrieval import packaged_embedding_path
+from grounded_rag.encoders import packaged_embedding_path
 
 
 def packaged_embedding() -> HuggingFaceEmbedding:

@@ -61,7 +61,7 @@ class GroundedSynthesizer(BaseSynthesizer):
         return None
 
     def _settings(self) -> dict[str, Any]:
-        return self._decoding.model_dump()
+        return self._decoding.flat()
 
     # Text-only entry points (no scores available): trust falls back to 1, as documented.
     def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> Any:
