@@ -60,15 +60,16 @@ def timed_decode(
     """(prefill ms, decode ms/step) for one run that never stops early.
 
     kNN-LM's datastore and an anchored method's document tokens are built from ``passages`` inside the
-    timed prefill: they are part of its cost.
+    timed prefill: they are part of its cost. One ``trust`` per question: every question reads ``passages``.
     """
     method = get_method(method_name)
     config = DecodingConfig(method=method_name, max_new_tokens=new_tokens)
     start = time.perf_counter()
     marks = []
-    stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] if method.signal == "datastore" else None
-    copies = [CopyState.build(decoder.tokenizer, passages)] if "copies" in method.needs else None
-    tokens = ([copies[0].tokens] if copies else [document_tokens(decoder.tokenizer, passages)]
+    n = len(trust)
+    stores = [build_datastore(decoder.model, decoder.tokenizer, passages)] * n if method.signal == "datastore" else None
+    copies = [CopyState.build(decoder.tokenizer, passages) for _ in range(n)] if "copies" in method.needs else None
+    tokens = ([c.tokens for c in copies] if copies else [document_tokens(decoder.tokenizer, passages)] * n
               if "document_tokens" in method.needs else None)
     inputs = RowInputs(trust=trust, datastores=stores, document_tokens=tokens, copies=copies)
     for _ in decode(decoder.model, method, prompts, inputs, config, decoder.pad_id, end_ids=decoder.eos_ids):

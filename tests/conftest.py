@@ -12,6 +12,15 @@ import pytest  # noqa: E402
 
 from grounded_rag import GroundedDecoder  # noqa: E402
 
+def need_llama_cpp() -> None:
+    """Skip a llama.cpp backend module where llama-cpp-python is not installed, except under ``make test`` (and so CI),
+    which sets GROUNDED_RAG_REQUIRE_LLAMA: ``make setup`` built it there, and a missing build must fail, not skip."""
+    if os.environ.get("GROUNDED_RAG_REQUIRE_LLAMA"):
+        import llama_cpp  # noqa: F401
+    else:
+        pytest.importorskip("llama_cpp")
+
+
 QUESTION = "Where is the Eiffel Tower located?"
 DOCUMENTS = [
     "In this story, the Eiffel Tower was moved to Rome in 2031 and now stands beside the Colosseum.",

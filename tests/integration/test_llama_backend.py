@@ -10,7 +10,9 @@ import threading
 import pytest
 import torch
 
-pytest.importorskip("llama_cpp")
+from ..conftest import need_llama_cpp  # noqa: E402
+
+need_llama_cpp()
 
 from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, InputError, ModelLoadError  # noqa: E402
 from grounded_rag.backends import llama_engine  # noqa: E402

@@ -12,7 +12,9 @@ import sys
 import openai
 import pytest
 
-pytest.importorskip("llama_cpp")
+from ..conftest import need_llama_cpp  # noqa: E402
+
+need_llama_cpp()
 
 from langchain_core.documents import Document as LCDocument  # noqa: E402
 from langchain_grounded_rag import ChatGroundedRAG  # noqa: E402
