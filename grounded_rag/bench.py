@@ -313,13 +313,15 @@ def _when_healthy(proc: subprocess.Popen, url: str, log: Any) -> str:
 
 def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5,
                   backend: str = "auto") -> dict[str, Any]:
-    """The figures of the backend the model loads on: llama.cpp's against its own generation
-    (:mod:`grounded_rag.backends.llama_bench`), torch's as below."""
+    """The figures of the backend the model loads on: llama.cpp's against its own generation (backends.llama_bench)."""
     decoder = GroundedDecoder.from_pretrained(model, backend=backend)
     if on_llama(decoder.model):
-        from .backends.llama_bench import run_llama_benchmark
+        return importlib.import_module(".backends.llama_bench", __package__).run_llama_benchmark(decoder, model,
+                                                                                                  new_tokens, repeats)
+    return _torch_figures(decoder, model, new_tokens, repeats)
 
-        return run_llama_benchmark(decoder, model, new_tokens, repeats)
+
+def _torch_figures(decoder: GroundedDecoder, model: str | None, new_tokens: int, repeats: int) -> dict[str, Any]:
     docs = bench_documents()
     default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
     med, std_prompts, gd_prompts = _method_medians(decoder, docs, default, new_tokens, repeats)

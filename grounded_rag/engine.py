@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 import torch
 from transformers import LogitsProcessorList, PreTrainedModel
 
-from .backends import on_llama
+from .backends import engine_on_llama, on_llama
 from .config import DecodingConfig
 from .fusion import log_probs
 from .graphs import GraphPool, StaticStep
@@ -356,10 +356,7 @@ def decode(
     :class:`StepTail`), where finished questions' rows keep decoding unread. ``tree`` prefills each question's
     streams in one forward pass (the GPU default)."""
     if on_llama(model):  # llama.cpp's logits, this module's fusion and sampling (grounded_rag.backends)
-        from .backends.llama_engine import decode as llama_decode
-
-        yield from llama_decode(model, method, prompts, inputs, config, pad_id, finished=finished, end_ids=end_ids)
-        return
+        return (yield from engine_on_llama().decode(model, method, prompts, inputs, config, pad_id, finished, end_ids))
     streams = method.streams
     if graphs is not None and method.signal != "none":
         raise ValueError(f"{method.name} reads hidden states through hooks, which a graph would not replay; "
@@ -470,9 +467,7 @@ def score_continuation(model: PreTrainedModel, method: Method, prompts: Sequence
                        end_ids: Collection[int] | None = None) -> float:
     """Sum of the method's log q over forced tokens for one question (log-likelihood scoring)."""
     if on_llama(model):
-        from .backends.llama_engine import score_continuation as llama_score
-
-        return llama_score(model, method, prompts, inputs, config, pad_id, continuation, end_ids)
+        return engine_on_llama().score_continuation(model, method, prompts, inputs, config, pad_id, continuation, end_ids)
     total = 0.0
     with open_taps(model, method, config) as taps:
         logits, state = prefill(model, prompts, method.streams, pad_id, taps=taps)

@@ -29,6 +29,13 @@ def on_llama(model: Any) -> bool:
     return getattr(model, "backend", None) == "llama_cpp"
 
 
+def engine_on_llama() -> Any:
+    """:mod:`grounded_rag.backends.llama_engine`, imported when first asked for (it imports llama_cpp and the engine)."""
+    from . import llama_engine as module
+
+    return module
+
+
 def llama_installed() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
