@@ -22,7 +22,6 @@ import argparse
 import glob
 import hashlib
 import json
-import math
 import random
 import tempfile
 from pathlib import Path
@@ -32,7 +31,7 @@ from grounded_rag import DecodingConfig, Document, GroundedDecoder
 from grounded_rag.attribution import Answer, passage_evidence, token_offsets
 from grounded_rag.evaluation.metrics import substring_match
 from grounded_rag.relevance import question_likelihoods
-from grounded_rag.support import EVIDENCE_NATS, fact_contexts, grounded_words, question_coverage
+from grounded_rag.support import support_parts
 
 SQUAD = Path(__file__).parents[2].parent / "shared" / "data" / "squad_v2_dev.jsonl"
 POWERS = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -97,8 +96,8 @@ def handbook(files: str, questions: Path, out: Path, split: str | None) -> None:
 
 
 def parts(records: list[dict[str, Any]], decoder: GroundedDecoder) -> list[dict[str, Any]]:
-    """Each answer's support parts, with the package's code: covered, the gain of the best grounding passage, the
-    question coverage (None where nothing grounds the answer: support 0)."""
+    """Each answer's support parts (grounded_rag.support.support_parts, the package's own), with whether it is
+    answerable and right; ``parts`` None where nothing grounds the answer (support 0)."""
     config, out = DecodingConfig(), []
     for i in range(0, len(records), 16):
         batch = records[i:i + 16]
@@ -110,25 +109,15 @@ def parts(records: list[dict[str, Any]], decoder: GroundedDecoder) -> list[dict[
         for j, (r, a, rows) in enumerate(zip(batch, answers, passage_evidence(decoder.model, decoder.tokenizer,
                                                                                 decoder.pad_id, answers, config))):
             gains = [v - likelihoods[len(batch) + j][0] for v in likelihoods[j]]
-            part = {"answerable": r["answerable"], "right": r["right"], "gain": None}
+            found = None
             if a.token_ids and a.text:
-                new, grounds = grounded_words(a, rows, token_offsets(decoder.tokenizer, a.token_ids, a.text))
-                if new:
-                    grounding = set().union(*grounds.values())
-                    part["covered"] = sum(bool(x) for x in grounds.values()) / len(new)
-                    part["coverage"] = question_coverage(a.question, fact_contexts(a, new, grounds))
-                else:
-                    grounding = {d for d, row in enumerate(rows) if row and sum(row) / len(row) >= EVIDENCE_NATS}
-                    part["covered"] = part["coverage"] = 1.0
-                part["gain"] = max((gains[d] for d in grounding), default=None)
-            out.append(part)
+                found = support_parts(a, rows, token_offsets(decoder.tokenizer, a.token_ids, a.text), gains)
+            out.append({"answerable": r["answerable"], "right": r["right"], "parts": found})
     return out
 
 
 def support(part: dict[str, Any], power: float) -> float:
-    if part["gain"] is None:
-        return 0.0
-    return part["covered"] / (1 + math.exp(-2 * part["gain"])) * part["coverage"] ** power
+    return 0.0 if part["parts"] is None else part["parts"].support(power)
 
 
 def choose(sets: dict[str, list[dict[str, Any]]]) -> None:
