@@ -279,7 +279,7 @@ def _drop(log_q: torch.Tensor, lp_full: torch.Tensor, dropped: torch.Tensor) -> 
 
 def finish_words(log_q: torch.Tensor, lp_full: torch.Tensor, breaks: torch.Tensor) -> torch.Tensor:
     """``log_q`` without the tokens that would break off a word the answer is copying (``breaks``: [rows, V]
-    bool, :func:`~grounded_rag.engine.word_breaks`), renormalized in those rows; the rest bit for bit. As in
+    bool, :func:`~grounded_rag.rows.word_breaks`), renormalized in those rows; the rest bit for bit. As in
     :func:`restrict`, a row the method left no word piece ranks them by the full stream instead."""
     return torch.where(breaks.any(dim=-1, keepdim=True), _drop(log_q, lp_full, breaks), log_q)
 

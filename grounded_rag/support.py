@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .attribution import (
     EVIDENCE_NATS,
@@ -97,13 +98,25 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     return judged, grounds
 
 
-def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
-            gains: Sequence[float]) -> float:
-    """How well the passages support the answer, 0-1: the share of its judged words they ground (see
-    :func:`grounded_words`: its new facts) times how much the best passage grounding one is about the question
-    (``support_of`` its question gain) times how much of the question the sentences stating them speak to
-    (:func:`question_coverage`). An answer without content words ("Yes.") is judged whole: the best passage
-    that raises its tokens by ``EVIDENCE_NATS``. 0 where nothing grounds it."""
+@dataclass(frozen=True)
+class SupportParts:
+    """What support multiplies: the share of the answer's judged words the passages ground, the best grounding
+    passage's question gain, and the question's coverage by the sentences stating them."""
+
+    covered: float
+    gain: float
+    coverage: float
+
+    def support(self, power: float | None = None) -> float:
+        """Their product, the coverage to ``power`` (default ``COVERAGE_POWER``; other powers: the choice of it)."""
+        power = COVERAGE_POWER if power is None else power
+        return self.covered * support_of(self.gain) * self.coverage ** power
+
+
+def support_parts(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
+                  gains: Sequence[float]) -> SupportParts | None:
+    """The parts of :func:`support`; None where nothing grounds the answer (support 0). An answer without content
+    words ("Yes.") is judged whole: the best passage that raises its tokens by ``EVIDENCE_NATS``."""
     new, grounds = grounded_words(answer, evidence, offsets)
     coverage = 1.0
     if new:
@@ -115,8 +128,18 @@ def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequen
         grounding = {d for d, row in enumerate(evidence) if row and _mean([row[t] for t in tokens]) >= EVIDENCE_NATS}
         covered = 1.0
     if not grounding:
-        return 0.0
-    return round(covered * support_of(max(gains[d] for d in grounding)) * coverage ** COVERAGE_POWER, 4)
+        return None
+    return SupportParts(covered, max(gains[d] for d in grounding), coverage)
+
+
+def support(answer: Answer, evidence: Sequence[Sequence[float]], offsets: Sequence[tuple[int, int]],
+            gains: Sequence[float]) -> float:
+    """How well the passages support the answer, 0-1: the share of its judged words they ground (see
+    :func:`grounded_words`: its new facts) times how much the best passage grounding one is about the question
+    (``support_of`` its question gain) times how much of the question the sentences stating them speak to
+    (:func:`question_coverage`), to ``COVERAGE_POWER``. 0 where nothing grounds it."""
+    parts = support_parts(answer, evidence, offsets, gains)
+    return 0.0 if parts is None else round(parts.support(), 4)
 
 
 # Words that frame a question rather than name what it asks about ("how many", "what kind of", "the name of").

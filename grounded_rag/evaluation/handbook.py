@@ -29,6 +29,9 @@ QUESTIONS = "cookbook/data/handbook_questions.jsonl"
 CLI = [sys.executable, "-m", "grounded_rag.cli"]  # the console script, in this interpreter
 
 
+PATIENT_S = 3600  # the check's server queues its asks this long before it would refuse one as busy
+
+
 def read_output(out: str) -> tuple[str, list[str], str | None]:
     """The answer, the source files listed under it, and the answer withheld by an abstention (None if it answered,
     "" if it abstained before decoding), from what ``ask`` printed. A quote's or a second look's note (the answer it
@@ -130,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         if ingested.returncode != 0:
             sys.stderr.write(ingested.stderr)
             parser.error(f"ingesting {ns.files} failed (the error above)")
-        with running_server(CLI, store, model_args) as url:
+        # the check paces its own asks (four at a time): its server waits them out however slow the machine
+        with running_server(CLI, store, [*model_args, "--max-queue-wait-s", str(PATIENT_S)]) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
         answers = [{**a, "retrieved": r} for a, r in zip(answers, retrieved(store, questions, ns.k), strict=True)]
     for a in answers:

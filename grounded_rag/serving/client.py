@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -49,8 +50,10 @@ class GroundedClient:
 
     def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
                  api_key: str | None = None, max_concurrency: int = 64,
-                 model_card: dict[str, Any] | None = None) -> None:
+                 model_card: dict[str, Any] | None = None, max_retries: int = 2) -> None:
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
+        # a busy server's 503/429 is retried after its Retry-After, as OpenAI's client does, at most this many times
+        self.max_retries = max_retries
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
         self.max_concurrency = max_concurrency
@@ -60,11 +63,15 @@ class GroundedClient:
 
     # ---------------------------------------------------------------- plumbing
     def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:
-            raise ServerError(f"could not reach the grounded-rag server at {self.base_url} ({type(exc).__name__}: "
-                              f"{exc}); start it with `grounded-rag serve` or check base_url") from None
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = self._http.request(method, path, **kwargs)
+            except httpx.HTTPError as exc:
+                raise ServerError(f"could not reach the grounded-rag server at {self.base_url} "
+                                  f"({type(exc).__name__}: {exc}); start it with `grounded-rag serve` or check "
+                                  "base_url") from None
+            if not _wait_and_retry(response, attempt, self.max_retries):
+                break
         if response.status_code >= 400:
             raise self._error(response)
         return response
@@ -171,31 +178,53 @@ class GroundedClient:
         body = self._body(question, docs, config, True, retrieve_k)
         pieces: list[str] = []
         try:
-            with self._http.stream("POST", "/v1/chat/completions", json=body) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    raise self._error(response)
-                for line in response.iter_lines():
-                    if not line.startswith("data: ") or line == "data: [DONE]":
-                        continue
-                    event = json.loads(line[len("data: "):])
-                    if "error" in event:
-                        raise ServerError(f"the server failed mid-stream: {event['error']['message']}")
-                    if not event.get("choices"):
-                        continue
-                    piece = event["choices"][0].get("delta", {}).get("content") or ""
-                    pieces.append(piece)
-                    if "grounding" in event:
-                        yield piece, self._result("".join(pieces).strip(), event["grounding"])
-                        return
-                    if piece:
-                        yield piece, None
+            for attempt in range(self.max_retries + 1):  # a busy server refuses before streaming anything
+                with self._http.stream("POST", "/v1/chat/completions", json=body) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        if _wait_and_retry(response, attempt, self.max_retries):
+                            continue
+                        raise self._error(response)
+                    yield from self._events(response, pieces)
+                    return
         except httpx.HTTPError as exc:
             raise ServerError(f"the stream from {self.base_url} broke ({type(exc).__name__}: {exc})") from None
+
+    def _events(self, response: httpx.Response, pieces: list[str]) -> Iterator[tuple[str, GenerationResult | None]]:
+        """The streamed pieces of one answer, the last with its result."""
+        for line in response.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            event = json.loads(line[len("data: "):])
+            if "error" in event:
+                raise ServerError(f"the server failed mid-stream: {event['error']['message']}")
+            if not event.get("choices"):
+                continue
+            piece = event["choices"][0].get("delta", {}).get("content") or ""
+            pieces.append(piece)
+            if "grounding" in event:
+                yield piece, self._result("".join(pieces).strip(), event["grounding"])
+                return
+            if piece:
+                yield piece, None
         raise ServerError("the server closed the stream without the final grounding chunk")
 
     def close(self) -> None:
         self._http.close()
+
+
+RETRY_AFTER_CAP_S = 60.0  # the longest wait for one retry, whatever Retry-After says
+
+
+def _wait_and_retry(response: httpx.Response, attempt: int, retries: int) -> bool:
+    """Whether to send the request again: the server was busy (503 or 429 with Retry-After) and retries are left;
+    waits the seconds it asked for (at most RETRY_AFTER_CAP_S) first."""
+    after = response.headers.get("Retry-After", "")
+    if response.status_code not in (429, 503) or attempt >= retries or not after.strip().isdigit():
+        return False
+    response.close()
+    time.sleep(min(float(after), RETRY_AFTER_CAP_S))
+    return True
 
 
 @functools.lru_cache(maxsize=32)

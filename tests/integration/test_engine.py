@@ -59,11 +59,16 @@ def test_large_finite_rho_follows_retrieval_stream(decoder):
     assert big.token_ids == hf_greedy(decoder, big.prompts.reference)
 
 
+# The engine's exactness checks read tokens and traces: the outcome stage's scoring passes and the conflict check's
+# decodes (tested in test_attribution.py and test_conflicts.py) are left out, the same on both sides of each check.
+ENGINE_ONLY = {"attribute": False}
+
+
 @pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm",
                                     "grounded_pmi", "grounded_pmi_anchored"])
 def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
-    cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N)
-    fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False)
+    cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, **ENGINE_ONLY)
+    fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False, **ENGINE_ONLY)
     assert cached.token_ids == fresh.token_ids
     for a, b in zip(cached.trace, fresh.trace):
         assert abs(a.q - b.q) < 1e-4 and abs(a.p_full - b.p_full) < 1e-4 and abs(a.rho - b.rho) < 1e-3
@@ -101,10 +106,10 @@ def test_batched_equals_one_by_one(decoder, method, ragged):
         {"question": "What is the capital of France?", "documents": DOCUMENTS[2:]},
         {"question": "When was the tower moved?", "documents": DOCUMENTS[:1], "scores": [0.6]},
     ]
-    batched = decoder.generate_batch(requests, method=method, max_new_tokens=N, ragged=ragged)
+    batched = decoder.generate_batch(requests, method=method, max_new_tokens=N, ragged=ragged, **ENGINE_ONLY)
     for request, b in zip(requests, batched):
         single = decoder.generate(request["question"], request["documents"], scores=request.get("scores"),
-                                  method=method, max_new_tokens=N)
+                                  method=method, max_new_tokens=N, **ENGINE_ONLY)
         assert b.token_ids == single.token_ids
         assert b.trust == single.trust
         for x, y in zip(b.trace, single.trace):
@@ -134,7 +139,7 @@ def test_packed_prefill_of_many_short_prompts_equals_one_by_one(decoder, method)
     """The CPU prefill packs the question-only prompts of all six questions into one pass and their
     document runs into few (the system turn they all start with runs once per pack); every answer and
     trace equals its one-at-a-time decode."""
-    cfg = DecodingConfig(method=method, max_new_tokens=12)
+    cfg = DecodingConfig(method=method, max_new_tokens=12, **ENGINE_ONLY)
     mt = get_method(method)
     prompts = [ids for r in SHORT for ids in decoder.prepare(r["question"], r["documents"], None, cfg, mt).token_ids]
     runs = [([0], run) for q in range(len(SHORT)) for run in prefix_runs(prompts[q * mt.streams:(q + 1) * mt.streams])]
@@ -164,7 +169,8 @@ def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, 
     (the engine's ``finished`` hook), and every answer still equals its one-at-a-time decode — also with
     per-question sampling generators, kNN-LM's per-question datastores, the anchored method's per-question
     document tokens and DoLa's layer taps."""
-    settings = {"method": method, "max_new_tokens": 48, "stop": ["\n\n"], "support_threshold": None}  # no abstention
+    settings = {"method": method, "max_new_tokens": 48, "stop": ["\n\n"], "support_threshold": None,  # no abstention
+                **ENGINE_ONLY}
     if sampled:
         settings.update(temperature=0.8, top_k=20, seed=11)
     cfg = DecodingConfig(**settings)

@@ -17,7 +17,7 @@ import pytest
 from grounded_rag import DecodingConfig
 from grounded_rag.cli import main
 from grounded_rag.evaluation.handbook import QUESTIONS as QUESTIONS_FILE
-from grounded_rag.evaluation.handbook import ask_each, read_output, report, retrieved
+from grounded_rag.evaluation.handbook import PATIENT_S, ask_each, read_output, report, retrieved
 
 from .test_serving import local_server
 
@@ -39,7 +39,7 @@ def store(tmp_path_factory) -> str:
 def answers(store, decoder) -> list[dict]:
     """Each question through ``ask --store``, answered by a ``serve --store`` of the same store (the answer ``ask``
     gives by itself, tests/integration/test_ask_served.py; here without loading the model 28 times)."""
-    with local_server(decoder, store=store) as (url, _):
+    with local_server(decoder, store=store, max_queue_wait_s=PATIENT_S) as (url, _):
         return ask_each(url, store, QUESTIONS, [])
 
 
@@ -70,3 +70,43 @@ def test_retrieval_finds_each_answers_file(store):
     found = retrieved(store, answerable, 3)
     assert all(found), [row["question"] for row, ok in zip(answerable, found) if not ok]
     assert not any(retrieved(store, [{**row, "source": "no-such-file.md"} for row in answerable[:3]], 3))
+
+
+# ------------------------------------------------------------------ a real company's handbook
+REAL = ROOT / "cookbook" / "data" / "real_handbook"  # 26 pages of PostHog's public handbook (real_handbook_SOURCE.md)
+REAL_QUESTIONS = [q for q in (json.loads(line) for line in
+                              (ROOT / "cookbook" / "data" / "real_handbook_questions.jsonl").read_text().splitlines())
+                  if q["split"] == "test"]  # written without sight of the code; the validation half chose settings
+
+
+@pytest.fixture(scope="module")
+def real_answers(tmp_path_factory, decoder) -> list[dict]:
+    """The real handbook's test questions through ``ingest`` and ``ask --store``, as for the made-up one; about a
+    third ask a fact the handbook states nowhere about a subject it covers (a per-diem beside the hotel budget)."""
+    store = str(tmp_path_factory.mktemp("real_handbook") / "store")
+    assert main(["ingest", str(REAL), "--store", store]) == 0
+    with local_server(decoder, store=store, max_queue_wait_s=PATIENT_S) as (url, _):
+        return ask_each(url, store, REAL_QUESTIONS, [])
+
+
+def test_the_real_handbook_check(real_answers):
+    """Bounds that hold, set from the one measurement of the test half (29 answerable, 13 unanswerable questions): 10
+    right, 9 of the unanswerable withheld, 2 right answers withheld, 1 answer touched by the screen."""
+    counts = report(real_answers)
+    print("real handbook check:", json.dumps(counts))
+    assert counts["right"] >= 8 and counts["right_with_its_file_cited"] >= 8, counts
+    assert counts["unanswerable_withheld"] >= 8, counts
+    assert counts["right_answers_withheld"] <= 3, counts
+    assert counts["screened"] <= 2, [a["question"] for a in real_answers if a["screened"]]
+
+
+@pytest.mark.xfail(strict=True, reason="measured once on the test half: 9 of 13 unanswerable withheld (69%), 2 of 12 "
+                   "right answers withheld (17%), 1 answer touched by the screen")
+def test_the_real_handbook_check_meets_its_targets(real_answers):
+    """The targets (issue 74): nothing lost to the screen, at least 80% of unanswerable questions withheld, at most
+    10% of right answers withheld."""
+    counts = report(real_answers)
+    right_if_shown = sum(a["right_if_shown"] for a in real_answers)
+    assert counts["screened"] == 0
+    assert counts["unanswerable_withheld"] >= 0.8 * counts["unanswerable"]
+    assert counts["right_answers_withheld"] <= 0.1 * right_if_shown

@@ -304,7 +304,7 @@ def test_ingest_shows_each_file_on_a_terminal_and_ask_prints_no_loading_bars(tmp
 
 _SEARCH_IN_A_FRESH_PROCESS = """
 import json, multiprocessing, os, sys
-from grounded_rag.cli import _search, _start_search
+from grounded_rag.ask_search import search as _search, start_search as _start_search
 from grounded_rag.errors import GroundedRAGError, InputError
 store, question, kill, k = sys.argv[1], sys.argv[2], sys.argv[3] == "kill", int(sys.argv[4])
 assert "torch" not in sys.modules, "the CLI forks its search before torch is imported"

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from grounded_rag.evaluation.data import load_examples, split_examples
-from grounded_rag.evaluation.harness import score_record
+from grounded_rag.evaluation.scored import score_record
 from grounded_rag.evaluation.metrics import substring_match
 
 from .cookbook import load_script

@@ -28,8 +28,6 @@ RUN_PATH = re.compile(r"(?<![\w.-])runs/")
 SCRIPT = re.compile(r"python (?:-m (grounded_rag[\w.]*)|([\w/]+\.py))")
 ISO_DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
 MAX_PAGE_BYTES = 25_000
-# Pages other branches are rewriting (issue 71): strict, so the marker must go once they fit.
-REWRITTEN_ELSEWHERE = {"docs/citations.md", "docs/security.md"}
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 # A page whose tables hold measured figures: each such table's section carries the command that produced it.
 FIGURE_PAGES = ["docs/results.md", "docs/speed.md", "docs/gpu.md",
@@ -100,10 +98,7 @@ def test_the_patterns_catch_what_they_are_for():
 
 
 @pytest.mark.parametrize("page", DOCS_PAGES)
-def test_no_docs_page_is_over_25_kb(page, request):
-    if page in REWRITTEN_ELSEWHERE:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="being rewritten on its own branch; drop it from "
-                                                                   "REWRITTEN_ELSEWHERE once it fits"))
+def test_no_docs_page_is_over_25_kb(page):
     size = len(text(page).encode("utf-8"))
     assert size <= MAX_PAGE_BYTES, f"{page} is {size:,} bytes: move history to CHANGELOG.md, research to docs/research/"
 

@@ -29,7 +29,7 @@ def test_distractors_come_from_other_questions_at_seeded_positions():
 
 def test_injection_plants_one_seeded_instruction_and_keeps_the_gold_answers():
     from grounded_rag.evaluation.data import INJECTED_ANSWERS, add_injection
-    from grounded_rag.evaluation.harness import score_record
+    from grounded_rag.evaluation.scored import score_record
 
     rows = add_distractors(load_examples(DATA), load_examples(DATA), 2, seed=0)
     injected = add_injection(rows, seed=0)
@@ -72,7 +72,7 @@ def test_an_unanswerable_twin_reads_other_rows_passages_only():
 
 
 def test_a_withheld_answer_scores_as_wrong_and_its_citations_against_the_rows_own_passages():
-    from grounded_rag.evaluation.harness import score_record
+    from grounded_rag.evaluation.scored import score_record
 
     rows = add_distractors(load_examples(DATA), load_examples(DATA), 2, seed=0)
     ex = rows[0]
@@ -317,7 +317,7 @@ def _squad2_rows(tmp_path):
 
 
 def test_squad2_rows_know_they_are_unanswerable_and_read_their_own_articles_paragraphs(tmp_path):
-    from grounded_rag.evaluation.harness import score_record
+    from grounded_rag.evaluation.scored import score_record
 
     rows = load_examples(_squad2_rows(tmp_path))
     assert [ex.unanswerable for ex in rows] == [False, True, False, True]
@@ -337,7 +337,7 @@ def test_squad2_rows_know_they_are_unanswerable_and_read_their_own_articles_para
 
 def test_support_separation_reads_right_wrong_and_unanswerable_rows(tmp_path):
     from grounded_rag.evaluation.bootstrap import auroc
-    from grounded_rag.evaluation.harness import support_separation
+    from grounded_rag.evaluation.scored import support_separation
 
     rows = load_examples(_squad2_rows(tmp_path))
     recs = [{"text": "1900", "support": 0.9}, {"text": "1910", "support": 0.2},

@@ -16,7 +16,7 @@ import pytest
 
 from grounded_rag.errors import InputError
 from grounded_rag.evaluation.data import load_examples, split_examples
-from grounded_rag.evaluation.harness import score_record
+from grounded_rag.evaluation.scored import score_record
 from grounded_rag.evaluation.metrics import normalize_answer, substring_match
 
 from .cookbook import DATA_DIR, DOC_KEYS, ROW_KEYS, InjectionSet, fields, injection_rows, load_script, words

@@ -90,6 +90,7 @@ def test_ask_help_offers_the_menu_only_with_every_default_shown():
 
 def test_the_readme_is_a_short_guide():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    # 12 KB: the everyday tasks; options, results and the long forms live in docs/
     assert len(readme.encode()) <= 12_000
     assert "runs/" not in readme and "2026-" not in readme, "results and history belong in docs/ and CHANGELOG.md"
 

@@ -9,6 +9,10 @@ references and release notes would otherwise fill a split alone). Run again, it 
 ``make_real_docs.py --heldout MIRRORS`` writes ``heldout/``: sources no setting was chosen on
 (:data:`HELDOUT`, from ``PagerDuty+incident-response-docs/repo``, ``prometheus-operator+runbooks/repo`` and
 ``google+eng-practices/repo``), each file whole in hash order (cut as above) until the source holds its cap.
+
+``make_real_docs.py --heldout2 MIRRORS`` writes ``heldout2/`` in the same way from a second set of sources
+(:data:`HELDOUT2`, from ``artsy+README/repo``, ``github+opensource.guide/repo``,
+``ministryofjustice+cloud-platform/repo`` and ``helm+helm-www/repo``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,18 @@ HELDOUT = {
 }
 HELDOUT_MIN_BYTES = 200  # a runbook page is short
 
+# A second held-out set, written as HELDOUT is; folder "." is the repository's root
+HELDOUT2 = {
+    "artsy-readme": ("artsy+README", "61095adde845f0a48715f2be1b086cd436a99651", ".",
+                     r"^(?!\.github/|LICENSE).*\.md$", 100_000),
+    "opensource-guide": ("github+opensource.guide", "ebc9678e39b55ff5e5c8801d1960904692188e90", "_articles/",
+                         r"^_articles/[^/]+\.md$", 100_000),  # English: the translations are in subfolders
+    "moj-cloud-platform-runbooks": ("ministryofjustice+cloud-platform", "7f879f3af6cd39f8711ec99ee3b4d2163ff54024",
+                                    "source/", r"^source/.*\.html\.md\.erb$", 100_000),
+    "helm-docs": ("helm+helm-www", "227f41447a683545325e87aedf10c67096d11004", "docs/",
+                  r"^docs/(?!helm/).*\.mdx?$", 100_000),  # docs/helm/ is the generated command reference
+}
+
 
 def split_of(source: str, path: str) -> str:
     """The split a file falls in, by a hash of its source and path: about half each."""
@@ -69,7 +85,7 @@ def flat_name(path: str, folder: str) -> str:
     """A file name from the path under the source's folder: ``standards/logging.html.md.erb`` ->
     ``standards-logging.md``."""
     name = path.removeprefix(folder)
-    name = re.sub(r"\.html\.md\.erb$|\.md$", "", name)
+    name = re.sub(r"\.html\.md\.erb$|\.mdx?$", "", name)
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name.replace("/", "-")).strip("-") + ".md"
 
 
@@ -92,9 +108,9 @@ def write(mirrors: Path, out: Path) -> None:
         print(source, used)
 
 
-def write_heldout(mirrors: Path, out: Path) -> None:
+def write_heldout(mirrors: Path, out: Path, sources: dict = HELDOUT, split: str = "heldout") -> None:
     """Every held-out source's files, whole but for :func:`cut`, in hash order until the source's cap."""
-    for source, (mirror, commit, folder, pattern, cap) in HELDOUT.items():
+    for source, (mirror, commit, folder, pattern, cap) in sources.items():
         git = mirrors / mirror / "repo"
         paths = [p for p in _git(git, "ls-tree", "-r", "--name-only", commit, folder).splitlines()
                  if re.match(pattern, p)]
@@ -105,7 +121,7 @@ def write_heldout(mirrors: Path, out: Path) -> None:
             if size < HELDOUT_MIN_BYTES or used + size > cap:
                 continue
             used += size
-            target = out / "heldout" / source / flat_name(path, folder)
+            target = out / split / source / flat_name(path, folder)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         print(source, used)
@@ -114,5 +130,7 @@ def write_heldout(mirrors: Path, out: Path) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--heldout":
         write_heldout(Path(sys.argv[2]), Path(__file__).parent)
+    elif sys.argv[1] == "--heldout2":
+        write_heldout(Path(sys.argv[2]), Path(__file__).parent, HELDOUT2, "heldout2")
     else:
         write(Path(sys.argv[1]), Path(__file__).parent)

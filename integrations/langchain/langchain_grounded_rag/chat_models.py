@@ -99,7 +99,7 @@ class ChatGroundedRAG(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"model": self.model or "default", **({"base_url": self.base_url} if self.base_url else {}),
-                **self._base_config().model_dump(mode="json")}
+                **self._base_config().flat(mode="json")}
 
     def _base_config(self) -> DecodingConfig:
         return with_llm_settings(self.decoding, self.temperature, self.max_tokens, self.stop)

@@ -108,7 +108,7 @@ class GroundedRAGLLM(BaseLLM):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model or "default", **self._base_config().model_dump(mode="json")}
+        params: dict[str, Any] = {"model": self.model or "default", **self._base_config().flat(mode="json")}
         if self.base_url:
             params["base_url"] = self.base_url
         call = _CALL_FINGERPRINT.get()
