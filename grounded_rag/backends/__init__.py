@@ -21,7 +21,7 @@ from ..errors import InputError, ModelLoadError
 Backend = Literal["auto", "torch", "llama_cpp"]
 BACKENDS: tuple[str, ...] = ("auto", "torch", "llama_cpp")
 ENV = "GROUNDED_RAG_BACKEND"
-INSTALL_HINT = "pip install 'grounded-rag[llama]' (it builds llama-cpp-python; README, \"Installing\")"
+INSTALL_HINT = "pip install 'grounded-rag[llama]' (it builds llama-cpp-python; docs/backends.md, \"Installing\")"
 
 
 def on_llama(model: Any) -> bool:

@@ -3,7 +3,7 @@
 Each step's logits come from llama.cpp: every live stream of every question in one batch, each prompt's shared
 prefix prefilled once (:func:`~grounded_rag.backends.batches.prefix_tree`). Everything after the logits is the torch
 engine's own code on CPU tensors: the method's fusion and post-fusion steps in fp32 log space, sampling, the
-per-question state (:class:`~grounded_rag.engine.Rows`). Finished questions' sequences leave the KV cache.
+per-question state (:class:`~grounded_rag.rows.Rows`). Finished questions' sequences leave the KV cache.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import numpy as np
 import torch
 
 from ..config import DecodingConfig
-from ..engine import RowInputs, Rows, Step, _still_decoding, fuse_step, pick, step_masks
+from ..engine import Step, _still_decoding, fuse_step, pick, step_masks
 from ..errors import ContextWindowError
 from ..methods import Method
+from ..rows import RowInputs, Rows
 from ..sampling import build_warpers
 from . import require_torch
 from .batches import Entries, one_each, prefix_tree

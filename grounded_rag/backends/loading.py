@@ -24,20 +24,33 @@ TOKENIZER_MARKER = "grounded_rag_tokenizer.json"
 
 def load_llama(gguf: Path, display: str, key: str, device: torch.device):
     """(model on llama.cpp, HF tokenizer, display name) for a GGUF file. A GPU device offloads every layer where
-    the installed llama.cpp was built for one (README, "Installing")."""
+    the installed llama.cpp was built for one (docs/backends.md, "Installing")."""
     from .llama_cpp import LlamaCppLM, ll
 
     layers = 0
     if device.type != "cpu":
         if not ll.llama_supports_gpu_offload():
             raise ModelLoadError(f"this llama-cpp-python was built for the CPU only, so {gguf.name} cannot run on "
-                                 f"{device}; rebuild it with GPU support (README, \"Installing\"), load it on the CPU, "
-                                 "or use backend='torch'")
+                                 f"{device}; rebuild it with GPU support (docs/backends.md, \"Installing\"), load it "
+                                 "on the CPU, or use backend='torch'")
         layers = -1
     model = LlamaCppLM(gguf, torch.get_num_threads(), layers)
     tokenizer = gguf_tokenizer(gguf, key)
     check_agreement(model, tokenizer)
     return model, tokenizer, display
+
+
+def prepare_tokenizer(model: str | None) -> bool:
+    """``grounded-rag prepare``'s part for llama.cpp: where ``model`` is a GGUF file and llama-cpp-python is
+    installed, read its tokenizer into the cache now (else the first load does). Returns whether it did."""
+    from ..models import gguf_source, is_gguf
+    from . import llama_installed
+
+    if not (is_gguf(model) and llama_installed()):
+        return False
+    gguf, _, key = gguf_source(model)  # type: ignore[misc]
+    gguf_tokenizer(gguf, key)
+    return True
 
 
 def gguf_tokenizer(gguf: Path, key: str) -> PreTrainedTokenizerBase:

@@ -353,13 +353,11 @@ def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int 
 
 
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
-             backend: str = "auto",
-             split: str = "test", out: str = "runs/eval", batch_size: int = 8, max_new_tokens: int = 16,
-             tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
-             latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False,
-             loglik: bool = True, trusted: bool = False, unanswerable: bool = False,
-             support_threshold: float | None = SUPPORT_THRESHOLD, dry_run: bool = False,
-             pool: bool = False, rename: bool = False, spread: bool = False) -> dict[str, Any]:
+             backend: str = "auto", split: str = "test", out: str = "runs/eval", batch_size: int = 8,
+             max_new_tokens: int = 16, tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
+             latency: bool = True, distractors: int = 0, seed: int = 0, inject: bool = False, loglik: bool = True,
+             trusted: bool = False, unanswerable: bool = False, support_threshold: float | None = SUPPORT_THRESHOLD,
+             dry_run: bool = False, pool: bool = False, rename: bool = False, spread: bool = False) -> dict[str, Any]:
     """Tune every method on the validation split, run the chosen setting on the test split, report.
 
     ``distractors`` adds that many passages of other questions of the same file to every row, at
@@ -390,14 +388,14 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
         return {}
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    run = EvalRun(GroundedDecoder.from_pretrained(model, backend=backend), grids, Checkpoint(out_dir / "generations.jsonl"), split,
-                  limit, validation_limit, distractors, seed, inject, trusted, unanswerable, tune, batch_size,
-                  max_new_tokens, resamples, loglik, support_threshold, rename, spread)
+    run = EvalRun(GroundedDecoder.from_pretrained(model, backend=backend), grids,
+                  Checkpoint(out_dir / "generations.jsonl"), split, limit, validation_limit, distractors, seed, inject,
+                  trusted, unanswerable, tune, batch_size, max_new_tokens, resamples, loglik, support_threshold,
+                  rename, spread)
     print("tuning grids (same budget for every tunable method):",
           ", ".join(f"{m}={len(grid)}" for m, (_, grid) in grids.items()))
-    report: dict[str, Any] = {"model": run.decoder.name, "split": split,
-                              "grids": {m: g for m, (_, g) in grids.items()}, "protocol": _protocol(run),
-                              "datasets": {}}
+    report: dict[str, Any] = {"model": run.decoder.name, "split": split, "grids": {m: g for m, (_, g) in grids.items()},
+                              "protocol": _protocol(run), "datasets": {}}
     sets = [_rows(run, path, methods, loaded[path]) for path in data]
     pooled = _pooled_settings(run, sets, methods) if pool else None
     for dataset, examples, test, validation in sets:
