@@ -4,7 +4,7 @@ A planted FAQ beside the policy it contradicts, a forged citation, an outdated v
 passage about the question that gives another answer. The decode reads every kept passage at once and follows one of
 them; nothing in its answer says another passage says otherwise. So after the answer is decoded, every other kept
 passage that is about the question (its question gain at least
-:data:`~grounded_rag.relevance.ABOUT_QUESTION_NATS`) and spells none of the answer's facts is asked the question
+:data:`~grounded_rag.relevance.ABOUT_QUESTION_NATS`) and does not spell all of the answer's facts is asked the question
 alone (one short standard decode per passage, the whole batch's in one call), and its answer is scored like any
 answer. Where it is supported (its support at least the abstention threshold) and shares no fact with the answer,
 the passages disagree: the result lists each such :class:`~grounded_rag.types.Conflict`, cites the passage that
@@ -38,21 +38,29 @@ def spelt(document: Document) -> set[str]:
 
 def candidates(question: str, result: GenerationResult, gains: Sequence[float]) -> list[int]:
     """The kept passages (their places in ``result.documents``) to ask alone: about the question in their own right
-    (``gains``: each one's question gain) and spelling none of the answer's facts. None for an answer withheld, with
-    no facts, or read from one passage."""
+    (``gains``: each one's question gain) and not spelling every one of the answer's facts (a policy that says
+    "every 180 days" spells the "every" of "every 90 days", not its 90). None for an answer withheld, with no facts,
+    or read from one passage."""
     if result.abstained or len(result.documents) < 2:
         return []
     claimed = facts(question, result.text)
     return [j for j, (doc, gain) in enumerate(zip(result.documents, gains))
-            if gain >= ABOUT_QUESTION_NATS and claimed and not claimed & spelt(doc)]
+            if gain >= ABOUT_QUESTION_NATS and claimed and not claimed <= spelt(doc)]
 
 
 def disagrees(question: str, answer: str, other: GenerationResult, threshold: float) -> bool:
     """A passage's own answer says something else: it is supported by that passage (``threshold``), states facts,
-    and none of them is one of the answer's."""
-    theirs = facts(question, other.text)
+    and none of them is one of the answer's; where both state figures, none of its figures is one of the answer's
+    ("25 MB" against "100 MB": the unit they share is not the fact)."""
+    theirs, ours = facts(question, other.text), facts(question, answer)
+    if (their_figures := _figures(theirs)) and (our_figures := _figures(ours)):
+        theirs, ours = their_figures, our_figures
     return (not other.abstained and other.support is not None and other.support >= threshold and bool(theirs)
-            and not theirs & facts(question, answer))
+            and not theirs & ours)
+
+
+def _figures(keys: set[str]) -> set[str]:
+    return {k for k in keys if any(c.isdigit() for c in k)}
 
 
 def with_conflicts(result: GenerationResult, question: str, found: Sequence[tuple[int, GenerationResult]]

@@ -23,7 +23,7 @@ def test_an_answers_facts_are_its_names_and_figures_the_question_does_not_say():
     assert facts(QUESTION, "They use a VPN client.") == set(), "the question's own words state nothing"
 
 
-def test_only_passages_about_the_question_that_spell_none_of_the_answers_facts_are_asked():
+def test_only_passages_about_the_question_that_do_not_spell_all_the_answers_facts_are_asked():
     shown = result("Staff use BananaNet.", [FAQ, TRUE, LUNCH])
     assert candidates(QUESTION, shown, [5.0, 3.0, 0.2]) == [1], "the FAQ spells it; lunch is about something else"
     assert candidates(QUESTION, shown, [5.0, 1.0, 0.2]) == [], "a passage no likelier than the floor is not asked"
@@ -50,3 +50,17 @@ def test_a_conflict_is_listed_cited_and_shares_the_support():
     assert out.support == 0.45, "two answers as well supported share it"
     assert out.metadata()["conflict"] and out.metadata()["conflicts"][0]["answer"] == alone.text
     assert with_conflicts(shown, QUESTION, []) is shown
+
+
+def test_a_passage_spelling_some_of_the_answers_facts_is_asked_and_figures_decide_between_figures():
+    question = "How often must staff change their network password?"
+    policy = Document(text="Network passwords must be changed every 180 days.", id="policy")
+    faq = Document(text="Q: How often must staff change their network password?\nA: Every 90 days.", id="faq")
+    shown = result("Every 90 days.", [faq, policy])
+    assert candidates(question, shown, [5.0, 4.0]) == [1], "the policy spells 'every', not the 90 of the answer"
+    alone = result("Passwords are changed every 180 days.", [policy], support=0.9)
+    assert disagrees(question, shown.text, alone, 0.25), "180 against 90"
+    size = "What is the maximum attachment size?"
+    assert disagrees(size, "The maximum is 100 MB.", result("It is 25 MB.", [policy], support=0.9), 0.25), \
+        "a shared unit is not a shared fact"
+    assert not disagrees(size, "Either 25 MB or 100 MB.", result("It is 25 MB.", [policy], support=0.9), 0.25)
