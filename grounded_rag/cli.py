@@ -235,6 +235,9 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 def cmd_eval(ns: argparse.Namespace) -> int:
     from .evaluation.harness import run_eval
 
+    if ns.split == "all" and not ns.no_tune:
+        raise InputError("--split all scores every row, so no row is left to tune on: add --no-tune (a blind set "
+                         "is decoded at its settings as given), or choose --split test")
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
@@ -346,7 +349,8 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--spread", action="store_true",
                     help="--limit and --validation-limit take rows spread over the whole split (hashed ids), not its "
                          "first rows (a file grouped by article, as SQuAD is)")
-    ev.add_argument("--split", default="test", choices=["validation", "test"])
+    ev.add_argument("--split", default="test", choices=["validation", "test", "all"],
+                    help="all: every row, for a set written blind that nothing is tuned on (needs --no-tune)")
     ev.add_argument("--out", default="runs/eval")
     ev.add_argument("--batch-size", type=_at_least(1), default=8)
     ev.add_argument("--max-new-tokens", type=_at_least(1), default=16)

@@ -106,6 +106,18 @@ def test_rows_of_one_group_share_a_split(tmp_path):
     test = {ex.group for ex in split_examples(examples, "test")}
     assert validation and test and not validation & test
     assert len(split_examples(examples, "validation")) == 7 * len(validation)
+    assert split_examples(examples, "all") == examples, "a blind set's every row"
+
+
+def test_every_row_is_scored_only_where_nothing_is_tuned(capsys):
+    """``--split all`` (a set written blind) leaves no validation row apart: without --no-tune it is refused with
+    the fix, not tuned on the rows it then reports."""
+    from grounded_rag.cli import main
+
+    assert main(["eval", "--data", str(DATA), "--methods", "standard", "--split", "all", "--dry-run"]) == 2
+    assert "--no-tune" in capsys.readouterr().err
+    assert main(["eval", "--data", str(DATA), "--methods", "standard", "--split", "all", "--no-tune", "--dry-run"]) == 0
+    assert "all split" in capsys.readouterr().out
 
 
 def test_quoted_decodes_with_the_products_abstention_and_its_quote():
