@@ -7,8 +7,9 @@ passage that is about the question (its question gain at least
 :data:`~grounded_rag.relevance.ABOUT_QUESTION_NATS`) and does not spell all of the answer's facts is asked the question
 alone (one short standard decode per passage, the whole batch's in one call), and its answer is scored like any
 answer. Where it is supported (its support at least the abstention threshold) and shares no fact with the answer
-(no figure, where both state figures), the passages disagree: the result lists each such :class:`~grounded_rag.types.Conflict`, cites the passage that
-says otherwise, and its support is shared between the answers (the answer's support times its share of both).
+(no figure, where both state figures), the passages disagree: the result lists each such
+:class:`~grounded_rag.types.Conflict`, cites the passage that says otherwise, and its support is shared between the
+answers (the answer's support times its share of both).
 """
 
 from __future__ import annotations
