@@ -235,9 +235,6 @@ def cmd_prepare(ns: argparse.Namespace) -> int:
 def cmd_eval(ns: argparse.Namespace) -> int:
     from .evaluation.harness import run_eval
 
-    if ns.split == "all" and not ns.no_tune:
-        raise InputError("--split all scores every row, so no row is left to tune on: add --no-tune (a blind set "
-                         "is decoded at its settings as given), or choose --split test")
     run_eval(
         data=ns.data, methods=ns.methods.split(","), model=ns.model, limit=ns.limit, split=ns.split,
         out=ns.out, batch_size=ns.batch_size, max_new_tokens=ns.max_new_tokens, tune=not ns.no_tune,
