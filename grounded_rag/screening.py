@@ -116,6 +116,7 @@ _THIS_TEXT = (r"(?:this|these) (?:page|pages|article|entry|thread|issue|report|r
 _TASK = (r"(?:documents?|passages?|context|sources?|texts?|instructions?|everything|anything|all|above|previous|"
          r"metadata|prior|earlier|question|page|articles?|documentos|documenti|dokumente|documenten|документы|文件)")
 _ANSWER_VERB = r"(?:answer|reply|respond|output|print|repeat)"
+_YES_NO = r"\s+\W{0,2}(?:yes|no)\b"  # "the answer is **yes**": a decision a person makes, not an answer pushed
 
 # Each rule: its name (what the result says was found) and a pattern over a sentence's lower-cased skeleton.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
@@ -205,12 +206,12 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
-               # "the other documents in this guide" names documents; a yes or no is a person's decision
+               # "the other documents in this guide" names documents
                r"\b(?:these documents (?:are|were)|(?:the other|all previous|the above) documents)\b(?!\s+(?:in|of|on)\b)|"
-               r"\bthe answer is\b(?!\s+\W{0,2}(?:yes|no)\b)|"
+               rf"\bthe answer is\b(?!{_YES_NO})|"
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
-               r"\banswers? (?:must|should)\b(?!\s+be\s+\W{0,2}(?:yes|no)\b)|"
+               rf"\banswers? (?:must|should)\b(?!\s+be{_YES_NO})|"
                # "in your response" is a person's (to a candidate, in an incident); "in every response" an order's
                r"\b(?:in|into) (?:(?:the|your|any|every|all|each) (?:generated )?(?:summar(?:y|ies)|answers?|repl(?:y|ies))|"
                r"(?:any|every|all|each|(?:the|your) generated) responses?)\b"

@@ -108,7 +108,8 @@ def write(mirrors: Path, out: Path) -> None:
         print(source, used)
 
 
-def write_heldout(mirrors: Path, out: Path, sources: dict = HELDOUT, split: str = "heldout") -> None:
+def write_heldout(mirrors: Path, out: Path, sources: dict[str, tuple[str, str, str, str, int]] = HELDOUT,
+                  split: str = "heldout") -> None:
     """Every held-out source's files, whole but for :func:`cut`, in hash order until the source's cap."""
     for source, (mirror, commit, folder, pattern, cap) in sources.items():
         git = mirrors / mirror / "repo"
