@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -112,6 +113,16 @@ def forget_verdicts() -> None:
     _VERDICTS.clear()
 
 
+_TARGET = re.compile(r"\]\([^)\s]*\)")  # a link's target: shown to no reader as words
+_ADDRESS = re.compile(r"\b[a-z][\w+.-]*://[^\s)\]]*", re.IGNORECASE)
+
+
+def as_read(sentence: str) -> str:
+    """A sentence as its reader reads it: a link's words, not its target ("[Yvette Pasqua](https://…)" read whole
+    scores a reading-list entry as an instruction). The rules still read every target."""
+    return _ADDRESS.sub("", _TARGET.sub("]", sentence))
+
+
 def flagged(sentences: Iterable[str]) -> set[str]:
     """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
     from .encoders import embed_queries
@@ -123,7 +134,8 @@ def flagged(sentences: Iterable[str]) -> set[str]:
     texts.sort(key=lambda t: (len(t), t))  # like lengths share a batch: little padding
     for start in range(0, len(texts), BATCH):
         batch = texts[start:start + BATCH]
-        verdicts = {t: s > head.cut for t, s in zip(batch, head.scores(torch.tensor(embed_queries(batch))).tolist())}
+        read = [as_read(t) for t in batch]
+        verdicts = {t: s > head.cut for t, s in zip(batch, head.scores(torch.tensor(embed_queries(read))).tolist())}
         _VERDICTS.put(verdicts)
         out.update(t for t, flag in verdicts.items() if flag)
     return out

@@ -123,7 +123,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
     # a model's control tokens and chat markup typed as text
     ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
                rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|"
-               r"^#+\s*(?:system|assistant|user)\s*(?::|$|(?:prompt|message|turn|instructions?)\b)")),
+               r"^#+\s*(?:system|assistant|user)\s*(?::|(?:prompt|message|turn|instructions?)\b)")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
     ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+{_TURN_WORD}){{0,2}})\s*:"
               r"(?!\s*(?:https?:|www\.))|"
@@ -184,8 +184,9 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                # French: "à l'attention des assistants IA"
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
-    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore")
-    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
+    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore"; "don't forget
+    # to document" reminds a person of a task)
+    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget(?!\s+to\b))\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
               rf"\bdo not (?:use|read|trust|follow)\b"
               rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
@@ -202,7 +203,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
               r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|"
               r"point(?!\s+(?:at|to)\b))\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
-    ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
+    # ("there is no one right answer to this question" is a person's remark: it pushes none)
+    ("answer", (r"(?<!\bno )(?<!\bno one )(?<!\bno single )\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
@@ -364,6 +366,7 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     kinds = code_kinds(text, spans)
     found = [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)]
     rules = code_rules(text, spans, plains, kinds, found)
+    _template_headings(plains, kinds, rules)
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
     in_turn = False  # a forged turn began on this line: the rest of the line is that turn
@@ -384,6 +387,20 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
         else:
             withheld.append(Withheld(piece.strip(), rule))
     return ("".join(kept).strip() if withheld else text), withheld
+
+
+_ROLE_HEADING = re.compile(r"^#+\s*(system|assistant|user)$")
+
+
+def _template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
+    """Mark (rule ``"markup"``) headings that are a chat role alone ("### User", "### Assistant") where the passage
+    has two roles' such headings: a prompt template's turns. One alone ("### System" above "Ensure you have python3
+    available on your system") names a section of a manual."""
+    found = [(i, m.group(1)) for i, (plain, kind) in enumerate(zip(plains, kinds))
+             if kind is None and (m := _ROLE_HEADING.match(plain))]
+    if len({role for _, role in found}) >= 2:
+        for i, _ in found:
+            rules[i] = rules[i] or "markup"
 
 
 def heading_pieces(text: str) -> set[str]:

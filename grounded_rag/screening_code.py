@@ -16,8 +16,9 @@ the page's reader never sees it; the model would), but not a marker, a tool's di
 switched off.
 
 Code is a fenced block (```` ``` ```` or ``~~~``; a chunk that begins inside one, as ingest's chunks at blank lines
-do, shows it by a first fence that closes), a reStructuredText literal block (the indented lines after ``::``), or a
-line that is a function's signature.
+do, shows it by a first fence that closes), a reStructuredText literal block (the indented lines after ``::``), a
+line that is a function's signature, or a run of settings: :data:`SETTINGS` lines or more of ``key: value`` with a
+value of a few words (a kubeconfig's ``user: eks_prod`` in a chunk that begins and ends inside its fence).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ _FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([^\s`~]*)", re.MULTILINE)
 _LITERAL_BLOCK = re.compile(r"::[ \t]*$")  # reStructuredText: the indented lines after this are code
 _SIGNATURE = re.compile(r"^[ \t]*(?:async[ \t]+|export[ \t]+|pub[ \t]+)?(?:def|function|func|fn)[ \t]+[\w$.]+[ \t]*\(",
                         re.MULTILINE)
+# a setting: a key, a colon, a value of a few words not ending a sentence (or none: "contexts:")
+_SETTING = re.compile(r"^[ \t]*(?:-[ \t]+)?[A-Za-z_][\w.-]*[ \t]*:(?:[ \t]+\S+(?:[ \t]+\S+){0,3}?(?<![.?!]))?[ \t]*$")
+SETTINGS = 3  # lines of settings in a row, one keyed by no chat role: a configuration, not a dialogue
 _PARAMETERS = re.compile(r"\((?:[^()]|\([^()]*\))*\)")  # a signature's parameter list, one level of nesting
 _COMMENT = re.compile(r"^\s*(?:#+|//+|--+|/\*+|\*+)(?=\s|$)\s*")
 _INLINE_COMMENT = re.compile(r"\s(?:#|//)\s+(.*)$")
@@ -43,7 +47,7 @@ _UNFINISHED = re.compile(r"[^\W\d_][ \t]*\n[ \t]*\Z")  # a line wrapped mid-sent
 
 def code_ranges(text: str) -> list[tuple[int, int]]:
     """The [start, end) character ranges of ``text`` that are code, in order."""
-    ranges = _fenced(text) + _literal_blocks(text)
+    ranges = _fenced(text) + _literal_blocks(text) + _settings(text)
     ranges += [(m.start(), _line_end(text, m.start())) for m in _SIGNATURE.finditer(text)]
     return _merged(ranges)
 
@@ -83,6 +87,22 @@ def _literal_blocks(text: str) -> list[tuple[int, int]]:
         offset += len(line)
     if start is not None and start < len(text):
         ranges.append((start, len(text)))
+    return ranges
+
+
+def _settings(text: str) -> list[tuple[int, int]]:
+    """Runs of :data:`SETTINGS` lines or more that are settings (``key: value``), one of them keyed by no chat role."""
+    ranges: list[tuple[int, int]] = []
+    offset, run = 0, []  # run: the (start, end, keyed by a role) of the settings read in a row
+    for line in [*text.splitlines(keepends=True), ""]:
+        body = line.rstrip("\r\n")
+        if line and _SETTING.match(body):
+            run.append((offset, offset + len(body), bool(_ROLE_KEY.match(body.strip().lstrip("- ")))))
+        else:
+            if len(run) >= SETTINGS and not all(role for _, _, role in run):
+                ranges.append((run[0][0], run[-1][1]))
+            run = []
+        offset += len(line)
     return ranges
 
 
