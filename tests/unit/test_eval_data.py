@@ -370,3 +370,21 @@ def test_defaults_decodes_as_the_package_ships_and_is_not_tuned():
     shipped, default = base_config(name, grid[0], max_new_tokens=16), DecodingConfig()
     differ = {k for k in settings_fields() if getattr(shipped, k) != getattr(default, k)}
     assert differ <= {"support_threshold", "score_space"}, differ  # the harness applies the threshold; scores are raw
+
+
+def test_the_conflict_sets_load_and_each_case_holds_both_answers_where_it_says():
+    """Each set of passages that disagree (cookbook/data/conflicts*.jsonl) loads, names the passage that is right,
+    and spells its true answer there and the other answer in another passage."""
+    from collections import Counter
+
+    cookbook = Path(__file__).parents[2] / "cookbook" / "data"
+    for name in ("conflicts.jsonl", "conflicts_blind.jsonl", "conflicts_blind2.jsonl"):
+        rows = load_examples(cookbook / name)
+        kinds = Counter(json.loads(line)["kind"] for line in (cookbook / name).read_text(encoding="utf-8").splitlines()
+                        if line.strip())
+        assert len(rows) >= 48 and len(kinds) == 3 and min(kinds.values()) >= 16, (name, kinds)
+        for row in rows:
+            true = row.documents[row.true_document]["text"].lower()
+            others = [d["text"].lower() for k, d in enumerate(row.documents) if k != row.true_document]
+            assert any(a.lower() in true for a in row.answers), (name, row.id)
+            assert any(c.lower() in text for c in row.conflicting_answer for text in others), (name, row.id)
