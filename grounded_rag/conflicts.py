@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .attribution import words
+from .attribution import holds_digit, words
 from .support import claims, names_a_fact, not_asked
 from .relevance import ABOUT_QUESTION_NATS
 from .types import Citation, Conflict, Document, GenerationResult
@@ -71,7 +71,7 @@ def common_ground(result: GenerationResult, j: int) -> frozenset[str]:
 
 
 def _figures(keys: set[str]) -> set[str]:
-    return {k for k in keys if any(c.isdigit() for c in k)}
+    return {k for k in keys if holds_digit(k)}
 
 
 def with_conflicts(result: GenerationResult, question: str, found: Sequence[tuple[int, GenerationResult]]

@@ -34,7 +34,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings
+from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings, template_headings
 from .screening_scope import heading, judged, taint
 from .types import Document, WithheldText
 
@@ -366,7 +366,7 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     kinds = code_kinds(text, spans)
     found = [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)]
     rules = code_rules(text, spans, plains, kinds, found)
-    _template_headings(plains, kinds, rules)
+    template_headings(plains, kinds, rules)
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
     in_turn = False  # a forged turn began on this line: the rest of the line is that turn
@@ -387,20 +387,6 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
         else:
             withheld.append(Withheld(piece.strip(), rule))
     return ("".join(kept).strip() if withheld else text), withheld
-
-
-_ROLE_HEADING = re.compile(r"^#+\s*(system|assistant|user)$")
-
-
-def _template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
-    """Mark (rule ``"markup"``) headings that are a chat role alone ("### User", "### Assistant") where the passage
-    has two roles' such headings: a prompt template's turns. One alone ("### System" above "Ensure you have python3
-    available on your system") names a section of a manual."""
-    found = [(i, m.group(1)) for i, (plain, kind) in enumerate(zip(plains, kinds))
-             if kind is None and (m := _ROLE_HEADING.match(plain))]
-    if len({role for _, role in found}) >= 2:
-        for i, _ in found:
-            rules[i] = rules[i] or "markup"
 
 
 def heading_pieces(text: str) -> set[str]:

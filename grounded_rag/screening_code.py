@@ -196,6 +196,20 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
     return rules
 
 
+_ROLE_HEADING = re.compile(r"^#+\s*(system|assistant|user)$")
+
+
+def template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
+    """Mark (rule ``"markup"``) headings that are a chat role alone ("### User", "### Assistant") where the passage
+    has two roles' such headings: a prompt template's turns. One alone ("### System" above "Ensure you have python3
+    available on your system") names a section of a manual."""
+    found = [(i, m.group(1)) for i, (plain, kind) in enumerate(zip(plains, kinds))
+             if kind is None and (m := _ROLE_HEADING.match(plain))]
+    if len({role for _, role in found}) >= 2:
+        for i, _ in found:
+            rules[i] = rules[i] or "markup"
+
+
 _HTML_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)
 _LICENCE = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx-)", re.IGNORECASE)
 _ELEMENT = re.compile(r"<[a-z][a-z0-9]*\b[^>]*>")  # markup commented out: a badge, a link, a block switched off
