@@ -34,7 +34,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings, template_headings
+from .screening_code import code_kinds, code_ranges, code_rules, hidden_prose, readings
 from .screening_scope import heading, judged, taint
 from .types import Document, WithheldText
 
@@ -366,7 +366,6 @@ def screen(text: str, learned: AbstractSet[str] = frozenset()) -> tuple[str, lis
     kinds = code_kinds(text, spans)
     found = [_rule(piece, plain, kind) if plain else None for piece, plain, kind in zip(pieces, plains, kinds)]
     rules = code_rules(text, spans, plains, kinds, found)
-    template_headings(plains, kinds, rules)
     marks = [i for i, rule in enumerate(rules) if rule == "markup"]
     opened = False  # the last piece with text was a role alone ("assistant", "### Response:"): the next is its turn
     in_turn = False  # a forged turn began on this line: the rest of the line is that turn

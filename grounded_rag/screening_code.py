@@ -97,7 +97,7 @@ def _settings(text: str) -> list[tuple[int, int]]:
     for line in [*text.splitlines(keepends=True), ""]:
         body = line.rstrip("\r\n")
         if line and _SETTING.match(body):
-            run.append((offset, offset + len(body), bool(_ROLE_KEY.match(body.strip().lstrip("- ")))))
+            run.append((offset, offset + len(body), role_key(body) is not None))
         else:
             if len(run) >= SETTINGS and not all(role for _, _, role in run):
                 ranges.append((run[0][0], run[-1][1]))
@@ -179,7 +179,7 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
     (turns, in code or not: "Instruction:" and "Response:", "user:" and "assistant:"); a control token quoted as a
     string literal in code is named, not typed; a role alone as a label ("Response:") followed by code labels the
     code, and one after a line its sentence runs on from ("adapted to Debian\n system:") ends that sentence: no
-    turn either."""
+    turn either; headings that are two roles alone are a template's turns (:func:`_template_headings`)."""
     talk = dialogue(plains)
     written = [i for i, plain in enumerate(plains) if plain]
     for i, (plain, kind) in enumerate(zip(plains, kinds)):
@@ -193,13 +193,14 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
             if after is not None and kinds[after] is not None or before is not None and rules[before] is None \
                     and not plain.startswith("#") and _UNFINISHED.search(text[spans[before][0]:spans[before][1]]):
                 rules[i] = None
+    _template_headings(plains, kinds, rules)
     return rules
 
 
 _ROLE_HEADING = re.compile(r"^#+\s*(system|assistant|user)$")
 
 
-def template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
+def _template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
     """Mark (rule ``"markup"``) headings that are a chat role alone ("### User", "### Assistant") where the passage
     has two roles' such headings: a prompt template's turns. One alone ("### System" above "Ensure you have python3
     available on your system") names a section of a manual."""
