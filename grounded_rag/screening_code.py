@@ -97,7 +97,7 @@ def _settings(text: str) -> list[tuple[int, int]]:
     for line in [*text.splitlines(keepends=True), ""]:
         body = line.rstrip("\r\n")
         if line and _SETTING.match(body):
-            run.append((offset, offset + len(body), role_key(body) is not None))
+            run.append((offset, offset + len(body), role_key(body.lower()) is not None))  # roles, as skeletons
         else:
             if len(run) >= SETTINGS and not all(role for _, _, role in run):
                 ranges.append((run[0][0], run[-1][1]))
