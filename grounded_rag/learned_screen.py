@@ -5,12 +5,12 @@ after them (docs/security.md). An instruction has a register more than a vocabul
 the task, asks for an answer — and the packaged MiniLM's sentence embeddings carry that register: a logistic head
 over them, trained on the attack sentences of the project's injection sets against clean passages (benchmark
 passages, and real handbooks, runbooks and READMEs, which speak to their own reader in every section), tells most
-attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (on by default: docs/security.md
-has what it catches and what it costs) it judges every sentence of the untrusted passages of at least
-:data:`MIN_WORDS` words, but not a heading or a title of fewer than eight (:func:`grounded_rag.screening.judged`),
-and withholds those the rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in
-``data/instruction_head.json``, written by ``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file
-names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
+attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (opt-in, ``ask --learned-screen``;
+docs/security.md has what it catches, what it costs and why it is not the default) it judges every sentence of the
+untrusted passages of at least :data:`MIN_WORDS` words, but not a heading or a title of fewer than eight
+(:func:`grounded_rag.screening.judged`), and withholds those the rules kept and it scores above its cut (rule
+``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by ``python -m
+grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
 """
 
 from __future__ import annotations
