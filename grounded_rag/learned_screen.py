@@ -10,7 +10,8 @@ docs/security.md has what it catches, what it costs and why it is not the defaul
 untrusted passages of at least :data:`MIN_WORDS` words, but not a heading or a title of fewer than eight
 (:func:`grounded_rag.screening.judged`), and withholds those the rules kept and it scores above its cut (rule
 ``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by ``python -m
-grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
+grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive rate);
+the encoder is the packaged one the store already uses.
 """
 
 from __future__ import annotations
