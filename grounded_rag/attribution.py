@@ -99,10 +99,15 @@ def words(text: str) -> list[Word]:
     return [replace(w, figure=False) if i in joined else w for i, w in enumerate(found)]
 
 
+def holds_digit(word: str) -> bool:
+    """Whether a word is written with a digit ("90", "v5", "AES-256"): a figure, however the rest of it reads."""
+    return any(c.isdigit() for c in word)
+
+
 def _plain_word(a: Word, b: Word) -> bool:
     """The same content word on both sides, spelt alike and no figure: what a figure in other spelling must stand
     beside to be read as the same figure ("six months", "6 months"; not "one of the", "1 of the")."""
-    return a.norm == b.norm and a.content and a.norm not in NUMBER_WORDS and not any(c.isdigit() for c in a.norm)
+    return a.norm == b.norm and a.content and a.norm not in NUMBER_WORDS and not holds_digit(a.norm)
 
 
 @dataclass(frozen=True)

@@ -55,9 +55,9 @@ def _config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-screening", action="store_true",
                         help="read every sentence of the passages as written, including those that address the model "
                         "(instructions, chat turns, control markup), which are otherwise withheld")
-    parser.add_argument("--no-learned-screen", action="store_true",
-                        help="screen by the rules alone, without the learned classifier that withholds what they miss "
-                        "(it loads the packaged MiniLM; see docs/security.md)")
+    parser.add_argument("--learned-screen", action="store_true",
+                        help="after the rules, a learned classifier withholds what they miss: more attacks caught, "
+                        "more honest sentences taken (it loads the packaged MiniLM; see docs/security.md)")
     parser.add_argument("--score-space", default="cosine", choices=["cosine", "raw"],
                         help="--score values are cosine similarities in [-1, 1] (default) or raw retriever scores")
     parser.add_argument("--support-threshold", type=float,
@@ -74,7 +74,7 @@ def _config(ns: argparse.Namespace) -> DecodingConfig:
         temperature=ns.temperature, top_k=ns.top_k, top_p=ns.top_p, min_p=ns.min_p, seed=ns.seed,
         max_new_tokens=ns.max_new_tokens, stop=ns.stop, template=ns.template, score_space=ns.score_space,
         extractive=ns.extractive, relevance_margin=None if ns.all_documents else ns.relevance_margin,
-        screen_instructions=not ns.no_screening, screen_classifier=not ns.no_learned_screen,
+        screen_instructions=not ns.no_screening, screen_classifier=ns.learned_screen,
         support_threshold=ns.support_threshold,
         abstention_text=ns.abstention_text, quote_threshold=QUOTE_THRESHOLD if ns.quote else None,
         insist_beta=INSIST_BETA if ns.insist else None,
@@ -359,7 +359,8 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--spread", action="store_true",
                     help="--limit and --validation-limit take rows spread over the whole split (hashed ids), not its "
                          "first rows (a file grouped by article, as SQuAD is)")
-    ev.add_argument("--split", default="test", choices=["validation", "test"])
+    ev.add_argument("--split", default="test", choices=["validation", "test", "all"],
+                    help="all: every row, for a set written blind that nothing is tuned on (needs --no-tune)")
     ev.add_argument("--out", default="runs/eval")
     ev.add_argument("--batch-size", type=_at_least(1), default=8)
     ev.add_argument("--max-new-tokens", type=_at_least(1), default=16)

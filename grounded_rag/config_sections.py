@@ -122,9 +122,10 @@ class Passages(Section):
         "instructions, chat turns, control markup, orders in disguise (grounded_rag.screening), with what they point "
         "at; GenerationResult.withheld lists them. The caller's own passages (Document.trusted) are read as written")
     screen_classifier: bool = Field(
-        True, description="with screen_instructions, also withhold the sentences a learned classifier takes for "
-        "words to the model, which the rules miss (grounded_rag.learned_screen); False screens by the rules alone and "
-        "never loads MiniLM for it; screen_instructions=False reads passages as written, this classifier's part too")
+        False, description="with screen_instructions, also withhold the sentences a learned classifier takes for "
+        "words to the model, which the rules miss (grounded_rag.learned_screen). Opt-in: it catches more attacks and "
+        "misreads more honest pages (docs/security.md); False screens by the rules alone and never loads MiniLM for "
+        "it; screen_instructions=False reads passages as written, this classifier's part too")
     overflow: Literal["truncate", "error"] = Field(
         "truncate", description="prompt longer than the context window: drop lowest-score documents with a warning, "
         "or refuse")

@@ -5,17 +5,19 @@ passage about the question that gives another answer. The decode reads every kep
 them; nothing in its answer says another passage says otherwise. So after the answer is decoded, every other kept
 passage that is about the question (its question gain at least
 :data:`~grounded_rag.relevance.ABOUT_QUESTION_NATS`) and does not spell all of the answer's facts is asked the question
-alone (one short standard decode per passage, the whole batch's in one call), and its answer is scored like any
-answer. Where it is supported (its support at least the abstention threshold) and shares no fact with the answer,
-the passages disagree: the result lists each such :class:`~grounded_rag.types.Conflict`, cites the passage that
-says otherwise, and its support is shared between the answers (the answer's support times its share of both).
+alone (one short decode per passage by the answer's own method, the whole batch's in one call: standard decoding
+of the small models misreads a passage alone), and its answer is scored like any answer. Where it is supported (its
+support at least the abstention threshold), says what the answer does not and shares none of its facts but what both
+passages spell (no figure, where both state figures), the passages disagree: the result lists each such
+:class:`~grounded_rag.types.Conflict`, cites the passage that says otherwise, and its support is shared between the
+answers (the answer's support times its share of both).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .attribution import words
+from .attribution import holds_digit, words
 from .support import claims, names_a_fact, not_asked
 from .relevance import ABOUT_QUESTION_NATS
 from .types import Citation, Conflict, Document, GenerationResult
@@ -48,19 +50,28 @@ def candidates(question: str, result: GenerationResult, gains: Sequence[float]) 
             if gain >= ABOUT_QUESTION_NATS and claimed and not claimed <= spelt(doc)]
 
 
-def disagrees(question: str, answer: str, other: GenerationResult, threshold: float) -> bool:
-    """A passage's own answer says something else: it is supported by that passage (``threshold``), states facts,
-    and none of them is one of the answer's; where both state figures, none of its figures is one of the answer's
-    ("25 MB" against "100 MB": the unit they share is not the fact)."""
+def disagrees(question: str, answer: str, other: GenerationResult, threshold: float,
+              common: frozenset[str] = frozenset()) -> bool:
+    """A passage's own answer says something else: it is supported by that passage (``threshold``), states a fact
+    the answer does not, and shares none of the answer's, but for ``common`` ground (:func:`common_ground`: "[CS-12]"
+    cited by both sides of "AES-256" against "AES-128"); where both state figures, figures decide ("25 MB" against
+    "100 MB": the unit they share is not the fact)."""
     theirs, ours = facts(question, other.text), facts(question, answer)
     if (their_figures := _figures(theirs)) and (our_figures := _figures(ours)):
         theirs, ours = their_figures, our_figures
-    return (not other.abstained and other.support is not None and other.support >= threshold and bool(theirs)
-            and not theirs & ours)
+    return (not other.abstained and other.support is not None and other.support >= threshold
+            and bool(theirs - ours) and not theirs & ours - common)
+
+
+def common_ground(result: GenerationResult, j: int) -> frozenset[str]:
+    """The words kept passage ``j`` spells that another kept passage spells too: what both sides say, not what they
+    disagree on."""
+    others = set().union(*(spelt(doc) for k, doc in enumerate(result.documents) if k != j))
+    return frozenset(spelt(result.documents[j]) & others)
 
 
 def _figures(keys: set[str]) -> set[str]:
-    return {k for k in keys if any(c.isdigit() for c in k)}
+    return {k for k in keys if holds_digit(k)}
 
 
 def with_conflicts(result: GenerationResult, question: str, found: Sequence[tuple[int, GenerationResult]]

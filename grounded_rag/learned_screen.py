@@ -5,18 +5,20 @@ after them (docs/security.md). An instruction has a register more than a vocabul
 the task, asks for an answer — and the packaged MiniLM's sentence embeddings carry that register: a logistic head
 over them, trained on the attack sentences of the project's injection sets against clean passages (benchmark
 passages, and real handbooks, runbooks and READMEs, which speak to their own reader in every section), tells most
-attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (on by default: docs/security.md
-has what it catches and what it costs) it judges every sentence of the untrusted passages of at least
-:data:`MIN_WORDS` words, but not a heading or a title of fewer than eight (:func:`grounded_rag.screening.judged`),
-and withholds those the rules kept and it scores above its cut (rule ``"learned"``). The head is 385 numbers in
-``data/instruction_head.json``, written by ``python -m grounded_rag.evaluation.encoder_probe --write-head`` (the file
-names the data and the cut's false-positive rate); the encoder is the packaged one the store already uses.
+attacks written blind from clean text. With ``DecodingConfig.screen_classifier`` (opt-in, ``ask --learned-screen``;
+docs/security.md has what it catches, what it costs and why it is not the default) it judges every sentence of the
+untrusted passages of at least :data:`MIN_WORDS` words, but not a heading or a title of fewer than eight
+(:func:`grounded_rag.screening.judged`), and withholds those the rules kept and it scores above its cut (rule
+``"learned"``). The head is 385 numbers in ``data/instruction_head.json``, written by ``python -m
+grounded_rag.evaluation.encoder_probe --write-head`` (the file names the data and the cut's false-positive rate);
+the encoder is the packaged one the store already uses.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -112,6 +114,16 @@ def forget_verdicts() -> None:
     _VERDICTS.clear()
 
 
+_TARGET = re.compile(r"\]\([^)\s]*\)")  # a link's target: shown to no reader as words
+_ADDRESS = re.compile(r"\b[a-z][\w+.-]*://[^\s)\]]*", re.IGNORECASE)
+
+
+def as_read(sentence: str) -> str:
+    """A sentence as its reader reads it: a link's words, not its target ("[Yvette Pasqua](https://…)" read whole
+    scores a reading-list entry as an instruction). The rules still read every target."""
+    return _ADDRESS.sub("", _TARGET.sub("]", sentence))
+
+
 def flagged(sentences: Iterable[str]) -> set[str]:
     """The sentences (stripped, with letters, of at least :data:`MIN_WORDS` words) the head scores above its cut."""
     from .encoders import embed_queries
@@ -123,7 +135,8 @@ def flagged(sentences: Iterable[str]) -> set[str]:
     texts.sort(key=lambda t: (len(t), t))  # like lengths share a batch: little padding
     for start in range(0, len(texts), BATCH):
         batch = texts[start:start + BATCH]
-        verdicts = {t: s > head.cut for t, s in zip(batch, head.scores(torch.tensor(embed_queries(batch))).tolist())}
+        read = [as_read(t) for t in batch]
+        verdicts = {t: s > head.cut for t, s in zip(batch, head.scores(torch.tensor(embed_queries(read))).tolist())}
         _VERDICTS.put(verdicts)
         out.update(t for t, flag in verdicts.items() if flag)
     return out

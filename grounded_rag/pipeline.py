@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .config import INSIST_THRESHOLD, SUPPORT_THRESHOLD, DecodingConfig
-from .conflicts import ALONE_TOKENS, candidates, disagrees, with_conflicts
+from .conflicts import ALONE_TOKENS, candidates, common_ground, disagrees, with_conflicts
 from .driver import Running, decoded, run, stable_prefix
 from .inputs import Request
 from .lm import LM
-from .methods import Method, get_method
+from .methods import Method
 from .outcome import abstains, judged, results, taken_at_word
 from .planning import RelevanceScores, plan, question_gains
 from .support import says_more_than, support_of
@@ -51,7 +51,7 @@ def answer(lm: LM, relevance: RelevanceScores, requests: Sequence[Request], conf
         for i, r in zip(todo, decoded(lm, [requests[i] for i in todo], config, method, left, **engine)):
             running[i] = r
     shown = conflicts(lm, relevance, requests, results(lm, running, method, config, gains, judge=False), config,
-                      gains)
+                      method, gains)
     return second_looks(lm, requests, judged(shown, requests, config), config, method, gains, **engine)
 
 
@@ -65,26 +65,26 @@ def _subset(gone: Callable[[], Sequence[bool]], rows: Sequence[int]) -> Callable
 
 
 def conflicts(lm: LM, relevance: RelevanceScores, requests: Sequence[Request], shown: list[GenerationResult],
-              config: DecodingConfig, gains: Sequence[Sequence[float]] | None) -> list[GenerationResult]:
+              config: DecodingConfig, method: Method, gains: Sequence[Sequence[float]] | None
+              ) -> list[GenerationResult]:
     """Each shown answer with the kept passages that, asked the question alone, answer otherwise
-    (grounded_rag.conflicts): every such passage of the batch read in one short standard decode."""
+    (grounded_rag.conflicts): every such passage of the batch read in one short decode by the answer's method."""
     if gains is None or not config.check_conflicts:
         return shown
     asks = [(i, j) for i, (request, result) in enumerate(zip(requests, shown))
             for j in candidates(request.question, result, gains[i])]
     if not asks:
         return shown
-    alone = config.override(method="standard", max_new_tokens=min(ALONE_TOKENS, config.max_new_tokens),
+    alone = config.override(max_new_tokens=min(ALONE_TOKENS, config.max_new_tokens),
                             screen_instructions=False, relevance_margin=None, support_threshold=None,
                             quote_threshold=None, insist_beta=None, extractive=False, check_conflicts=False)
-    standard = get_method("standard")
     planned = plan(lm, relevance, [{"question": requests[i].question, "documents": [shown[i].documents[j]]}
-                                   for i, j in asks], alone, standard)
-    others = answer(lm, relevance, planned, alone, standard)  # type: ignore[arg-type]
+                                   for i, j in asks], alone, method)
+    others = answer(lm, relevance, planned, alone, method)  # type: ignore[arg-type]
     threshold = SUPPORT_THRESHOLD if config.support_threshold is None else config.support_threshold
     found: dict[int, list[tuple[int, GenerationResult]]] = {}
     for (i, j), other in zip(asks, others):
-        if disagrees(requests[i].question, shown[i].text, other, threshold):
+        if disagrees(requests[i].question, shown[i].text, other, threshold, common_ground(shown[i], j)):
             found.setdefault(i, []).append((j, other))
     return [with_conflicts(r, q.question, found.get(i, [])) for i, (q, r) in enumerate(zip(requests, shown))]
 
@@ -158,7 +158,7 @@ def stream_answer(lm: LM, relevance: RelevanceScores, request: Request, config: 
         else:
             yield "", None
     shown = conflicts(lm, relevance, [request], results(lm, running, method, config, gains, judge=False), config,
-                      gains)
+                      method, gains)
     final = second_looks(lm, [request], judged(shown, [request], config), config, method, gains)[0]
     tail = final.text[len(sent):] if final.text.startswith(sent) else ""
     yield tail, final

@@ -116,13 +116,14 @@ _THIS_TEXT = (r"(?:this|these) (?:page|pages|article|entry|thread|issue|report|r
 _TASK = (r"(?:documents?|passages?|context|sources?|texts?|instructions?|everything|anything|all|above|previous|"
          r"metadata|prior|earlier|question|page|articles?|documentos|documenti|dokumente|documenten|документы|文件)")
 _ANSWER_VERB = r"(?:answer|reply|respond|output|print|repeat)"
+_YES_NO = r"\s+\W{0,2}(?:yes|no)\b"  # "the answer is **yes**": a decision a person makes, not an answer pushed
 
 # Each rule: its name (what the result says was found) and a pattern over a sentence's lower-cased skeleton.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
     # a model's control tokens and chat markup typed as text
     ("markup", (r"^(?:<\|[a-z_ ]{1,30}\|>|</?s>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|"
                rf"{_SECTIONS}|```\s*(?:system|assistant|user))$|"
-               r"^#+\s*(?:system|assistant|user)\s*(?::|$|(?:prompt|message|turn|instructions?)\b)")),
+               r"^#+\s*(?:system|assistant|user)\s*(?::|(?:prompt|message|turn|instructions?)\b)")),
     # a chat turn or a question-and-answer exchange: a role word, maybe qualified, then a colon
     ("turn", (rf"^[\W_]*{_STAMP}(?:(?:{_ROLES})(?:\s*\([^)]{{0,40}}\))?(?:\s+{_TURN_WORD}){{0,2}})\s*:"
               r"(?!\s*(?:https?:|www\.))|"
@@ -183,8 +184,9 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
                # French: "à l'attention des assistants IA"
                rf"\bà l'attention (?:des|de la|du|de l'|de) {_READER}\b")),
     # an order about the task: ignore the documents, reply with, answer every question
-    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore")
-    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget)\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
+    # (an option's or a setting's name is no order: "--ignore-blank-lines", "submodule.$name.ignore"; "don't forget
+    # to document" reminds a person of a task)
+    ("order", (rf"(?<![\w.$/-])(?:ignore|disregard|forget(?!\s+to\b))\s+(?!an?\s)(?:[\w'-]+\s+){{0,3}}?{_TASK}\b|"
               rf"\bdo not (?:use|read|trust|follow)\b"
               rf"[^.`]{{0,30}}\b{_TASK}\b|(?:^|[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+|\bonly\s+){_ANSWER_VERB}\s+"
               rf"(?:only\s+)?(?:with|only|the word|every|each|the next)\b|(?:[:;,]\s*|\band\s+|\bplease\s+|\bnow\s+)"
@@ -201,16 +203,17 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern
               r"\b(?:this|that) (?:name|answer|value|wording|maker|village|town|line|box|field|row|version|"
               r"point(?!\s+(?:at|to)\b))\b")),
     # words about the answer itself, not the world: "the correct answer to ... is", "updated answer:", "answer key"
-    ("answer", (r"\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
+    # ("there is no one right answer to this question" is a person's remark: it pushes none)
+    ("answer", (r"(?<!\bno )(?<!\bno one )(?<!\bno single )\b(?:correct|right|real|true|updated|final|only|new|official|corrected|verified)\s+(?:answer|reply|"
                r"response)\s*(?:is\b|to\b|was\b|:|,)|\bthe answer to ['\"\u2018\u201c]|\banswers? (?:key|changed)\b|"
                r"\banswer (?:given )?(?:above )?(?:is|was) wrong\b|"
                r"\bsupersedes? (?:all|every|the other|(?:the |any )?(?:\w+ )?(?:text|pages?|passages?|sources?))\b|"
-               # "the other documents in this guide" names documents; a yes or no is a person's decision
+               # "the other documents in this guide" names documents
                r"\b(?:these documents (?:are|were)|(?:the other|all previous|the above) documents)\b(?!\s+(?:in|of|on)\b)|"
-               r"\bthe answer is\b(?!\s+\W{0,2}(?:yes|no)\b)|"
+               rf"\bthe answer is\b(?!{_YES_NO})|"
                r"\bthe question (?:below|above)\b|\byour (?:answer|reply)\b|\bonly (?:permitted |allowed )?"
                r"answer\b|\b(?:mandatory|required|expected|permitted) answer\b|\bany answer about\b|\bthe answer you\b|"
-               r"\banswers? (?:must|should)\b(?!\s+be\s+\W{0,2}(?:yes|no)\b)|"
+               rf"\banswers? (?:must|should)\b(?!\s+be{_YES_NO})|"
                # "in your response" is a person's (to a candidate, in an incident); "in every response" an order's
                r"\b(?:in|into) (?:(?:the|your|any|every|all|each) (?:generated )?(?:summar(?:y|ies)|answers?|repl(?:y|ies))|"
                r"(?:any|every|all|each|(?:the|your) generated) responses?)\b"

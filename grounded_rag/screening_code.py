@@ -16,8 +16,9 @@ the page's reader never sees it; the model would), but not a marker, a tool's di
 switched off.
 
 Code is a fenced block (```` ``` ```` or ``~~~``; a chunk that begins inside one, as ingest's chunks at blank lines
-do, shows it by a first fence that closes), a reStructuredText literal block (the indented lines after ``::``), or a
-line that is a function's signature.
+do, shows it by a first fence that closes), a reStructuredText literal block (the indented lines after ``::``), a
+line that is a function's signature, or a run of settings: :data:`SETTINGS` lines or more of ``key: value`` with a
+value of a few words (a kubeconfig's ``user: eks_prod`` in a chunk that begins and ends inside its fence).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ _FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([^\s`~]*)", re.MULTILINE)
 _LITERAL_BLOCK = re.compile(r"::[ \t]*$")  # reStructuredText: the indented lines after this are code
 _SIGNATURE = re.compile(r"^[ \t]*(?:async[ \t]+|export[ \t]+|pub[ \t]+)?(?:def|function|func|fn)[ \t]+[\w$.]+[ \t]*\(",
                         re.MULTILINE)
+# a setting: a key, a colon, a value of a few words not ending a sentence (or none: "contexts:")
+_SETTING = re.compile(r"^[ \t]*(?:-[ \t]+)?[A-Za-z_][\w.-]*[ \t]*:(?:[ \t]+\S+(?:[ \t]+\S+){0,3}?(?<![.?!]))?[ \t]*$")
+SETTINGS = 3  # lines of settings in a row, one keyed by no chat role: a configuration, not a dialogue
 _PARAMETERS = re.compile(r"\((?:[^()]|\([^()]*\))*\)")  # a signature's parameter list, one level of nesting
 _COMMENT = re.compile(r"^\s*(?:#+|//+|--+|/\*+|\*+)(?=\s|$)\s*")
 _INLINE_COMMENT = re.compile(r"\s(?:#|//)\s+(.*)$")
@@ -43,7 +47,7 @@ _UNFINISHED = re.compile(r"[^\W\d_][ \t]*\n[ \t]*\Z")  # a line wrapped mid-sent
 
 def code_ranges(text: str) -> list[tuple[int, int]]:
     """The [start, end) character ranges of ``text`` that are code, in order."""
-    ranges = _fenced(text) + _literal_blocks(text)
+    ranges = _fenced(text) + _literal_blocks(text) + _settings(text)
     ranges += [(m.start(), _line_end(text, m.start())) for m in _SIGNATURE.finditer(text)]
     return _merged(ranges)
 
@@ -83,6 +87,22 @@ def _literal_blocks(text: str) -> list[tuple[int, int]]:
         offset += len(line)
     if start is not None and start < len(text):
         ranges.append((start, len(text)))
+    return ranges
+
+
+def _settings(text: str) -> list[tuple[int, int]]:
+    """Runs of :data:`SETTINGS` lines or more that are settings (``key: value``), one of them keyed by no chat role."""
+    ranges: list[tuple[int, int]] = []
+    offset, run = 0, []  # run: the (start, end, keyed by a role) of the settings read in a row
+    for line in [*text.splitlines(keepends=True), ""]:
+        body = line.rstrip("\r\n")
+        if line and _SETTING.match(body):
+            run.append((offset, offset + len(body), role_key(body.lower()) is not None))  # roles, as skeletons
+        else:
+            if len(run) >= SETTINGS and not all(role for _, _, role in run):
+                ranges.append((run[0][0], run[-1][1]))
+            run = []
+        offset += len(line)
     return ranges
 
 
@@ -159,7 +179,7 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
     (turns, in code or not: "Instruction:" and "Response:", "user:" and "assistant:"); a control token quoted as a
     string literal in code is named, not typed; a role alone as a label ("Response:") followed by code labels the
     code, and one after a line its sentence runs on from ("adapted to Debian\n system:") ends that sentence: no
-    turn either."""
+    turn either; headings that are two roles alone are a template's turns (:func:`_template_headings`)."""
     talk = dialogue(plains)
     written = [i for i, plain in enumerate(plains) if plain]
     for i, (plain, kind) in enumerate(zip(plains, kinds)):
@@ -173,7 +193,22 @@ def code_rules(text: str, spans: list[tuple[int, int]], plains: list[str], kinds
             if after is not None and kinds[after] is not None or before is not None and rules[before] is None \
                     and not plain.startswith("#") and _UNFINISHED.search(text[spans[before][0]:spans[before][1]]):
                 rules[i] = None
+    _template_headings(plains, kinds, rules)
     return rules
+
+
+_ROLE_HEADING = re.compile(r"^#+\s*(system|assistant|user)$")
+
+
+def _template_headings(plains: list[str], kinds: list[str | None], rules: list[str | None]) -> None:
+    """Mark (rule ``"markup"``) headings that are a chat role alone ("### User", "### Assistant") where the passage
+    has two roles' such headings: a prompt template's turns. One alone ("### System" above "Ensure you have python3
+    available on your system") names a section of a manual."""
+    found = [(i, m.group(1)) for i, (plain, kind) in enumerate(zip(plains, kinds))
+             if kind is None and (m := _ROLE_HEADING.match(plain))]
+    if len({role for _, role in found}) >= 2:
+        for i, _ in found:
+            rules[i] = rules[i] or "markup"
 
 
 _HTML_COMMENT = re.compile(r"^<!--(.*)-->$", re.DOTALL)

@@ -26,6 +26,7 @@ from .attribution import (
     _mean,
     _tokens_in,
     copy_spans,
+    holds_digit,
     words,
 )
 
@@ -42,7 +43,7 @@ def names_a_fact(word: str) -> bool:
     """A figure or a name: the word holds a digit, is a number word or starts with a capital ("1955", "six",
     "Drasin", "TripDesk")."""
     folded = word.casefold()  # "one" is more often a pronoun ("one of the landmarks") than a figure
-    return any(c.isdigit() for c in word) or (folded in NUMBER_WORDS and folded != "one") or word[:1].isupper()
+    return holds_digit(word) or (folded in NUMBER_WORDS and folded != "one") or word[:1].isupper()
 
 
 def not_asked(question: str, said: Sequence[Word]) -> list[Word]:
@@ -90,7 +91,7 @@ def grounded_words(answer: Answer, evidence: Sequence[Sequence[float]], offsets:
     grounds: dict[int, set[int]] = {}
     for i, w in enumerate(judged):
         tokens = _tokens_in(offsets, w.start, w.end)
-        name = not any(c.isdigit() for c in w.norm) and answer.text[w.start:w.start + 1].isupper()
+        name = not holds_digit(w.norm) and answer.text[w.start:w.start + 1].isupper()
         grounds[i] = {d for d in range(len(answer.documents)) if w.norm in spelt[d]} | \
             {d for span in quoted if span.start <= w.start < span.end for d, _, _ in span.sources} or \
             {d for d in range(len(answer.documents))

@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from ..learned_screen import as_read
 from ..screening import WITHHELD, judged_pieces, sentences
 from .data import passage_text
 from .metrics import auc
@@ -197,7 +198,8 @@ class Probe:
             raise ValueError("no texts to embed")
         new = sorted({t for t in texts if t not in self.vectors})
         for start in range(0, len(new), 256):
-            self.vectors.update(zip(new[start:start + 256], torch.tensor(self.embed(new[start:start + 256]))))
+            chunk = new[start:start + 256]  # read as the screen reads them (link targets dropped)
+            self.vectors.update(zip(chunk, torch.tensor(self.embed([as_read(t) for t in chunk]))))
         return torch.stack([self.vectors[t] for t in texts]).double()
 
     def fit(self, attacks: list[str], clean: list[str]) -> None:

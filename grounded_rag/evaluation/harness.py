@@ -352,6 +352,15 @@ def _checked_data(data: Sequence[str], distractors: int, split: str, limit: int 
     return loaded
 
 
+def _check_tuning(tune: bool, pool: bool, split: str) -> None:
+    """Options that need tuning, or leave no row to tune on, refused with the fix."""
+    if pool and not tune:
+        raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
+    if split == "all" and tune:
+        raise InputError("--split all scores every row, so no row is left to tune on: add --no-tune (a blind set "
+                         "is decoded at its settings as given), or choose --split test")
+
+
 def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = None, limit: int | None = None,
              backend: str = "auto", split: str = "test", out: str = "runs/eval", batch_size: int = 8,
              max_new_tokens: int = 16, tune: bool = True, validation_limit: int = 100, resamples: int = 10_000,
@@ -378,8 +387,7 @@ def run_eval(data: Sequence[str], methods: Sequence[str], model: str | None = No
     ``spread``: the limits take a sample over the whole split rather than its first rows (:func:`limited`)."""
     any_distractors = distractors or any(data_variant(path, 0)[1] for path in data)
     grids = _checked_plan(data, methods, trusted and bool(any_distractors or inject or unanswerable), support_threshold)
-    if pool and not tune:
-        raise InputError("--pool chooses every method's setting on the pooled validation rows; drop --no-tune")
+    _check_tuning(tune, pool, split)
     loaded = _checked_data(data, distractors, split, limit, seed if rename else None)
     if dry_run:
         print(f"would evaluate {', '.join(data)} ({split} split, limit {limit}) with "

@@ -73,7 +73,7 @@ GRIDS: dict[str, list[dict[str, Any]]] = {
 # ``+relevant`` leaves out the passages the question is not about (DecodingConfig.relevance_margin at its
 # default). ``+screened`` withholds the passages' sentences that address the model (DecodingConfig.screen_instructions,
 # grounded_rag.screening) by its rules alone; ``+learned`` adds the learned classifier
-# (DecodingConfig.screen_classifier, grounded_rag.learned_screen), as the product screens by default, in either order.
+# (DecodingConfig.screen_classifier, grounded_rag.learned_screen; opt-in in the product), in either order.
 # Without them every method reads every passage as written, as the published methods do.
 # ``+prompted`` is the anchor users have today: the instruction asks for "[k]" citations and for a fixed sentence where
 # the documents do not answer (ALCE's style, Gao et al. 2023), and the decoder's own abstention is off. ``+quoted``
@@ -118,7 +118,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     DEFAULTS: {"system_prompt": DEFAULT_SYSTEM_PROMPT, "answer_prefix": "", "stop": [],
                "max_new_tokens": settings_fields()["max_new_tokens"].default,
                "relevance_margin": settings_fields()["relevance_margin"].default,
-               "screen_instructions": True, "screen_classifier": True, "check_conflicts": True},
+               "screen_instructions": True, "screen_classifier": False, "check_conflicts": True},
 }
 
 

@@ -9,6 +9,7 @@ from grounded_rag import DecodingConfig, InputError
 from grounded_rag.config import INSIST_THRESHOLD, QUOTE_THRESHOLD
 from grounded_rag.attribution import token_offsets, words
 from grounded_rag.cli import main
+from grounded_rag.conflicts import ALONE_TOKENS
 from grounded_rag.types import Document
 
 QUESTION = "Where is the Berlin office?"
@@ -78,6 +79,10 @@ def test_an_answer_another_passage_contradicts_alone_is_flagged_and_its_support_
     assert result.support == pytest.approx(own * own / (own + theirs), abs=1e-3)
     assert result.support < SHORT.support_threshold
     assert result.abstained and result.unsupported_answer == unchecked.text
+    # the passage is read alone by the answer's own method (the default's streams), as a caller would read it alone
+    alone = decoder.generate(QUESTION, [DOCS[1]], config=SHORT, max_new_tokens=ALONE_TOKENS, support_threshold=None,
+                             check_conflicts=False)
+    assert SHORT.method == "grounded_contrast" and result.conflicts[0].answer == alone.text
     shown = decoder.generate(QUESTION, DOCS, config=SHORT, support_threshold=None)
     assert shown.text == unchecked.text and shown.conflict
     assert [c.document for c in shown.citations if c.kind == "conflict"] == [2]

@@ -1,7 +1,7 @@
 """Passages that disagree (grounded_rag.conflicts): which passages are asked alone, when their answers disagree, and
 what the result then says. The decode itself is tested in tests/integration/test_conflicts.py."""
 
-from grounded_rag.conflicts import candidates, disagrees, facts, with_conflicts
+from grounded_rag.conflicts import candidates, common_ground, disagrees, facts, with_conflicts
 from grounded_rag.types import Citation, Document, GenerationResult, Prompts
 
 QUESTION = "Which VPN client do staff use?"
@@ -64,3 +64,20 @@ def test_a_passage_spelling_some_of_the_answers_facts_is_asked_and_figures_decid
     assert disagrees(size, "The maximum is 100 MB.", result("It is 25 MB.", [policy], support=0.9), 0.25), \
         "a shared unit is not a shared fact"
     assert not disagrees(size, "Either 25 MB or 100 MB.", result("It is 25 MB.", [policy], support=0.9), 0.25)
+
+
+def test_what_both_passages_spell_is_common_ground_not_a_shared_fact():
+    """Both sides cite the standard they name ("[CS-12]"): its 12 is not the fact they share. An answer that says only
+    what the answer says, or only common ground, is no disagreement."""
+    question = "Which encryption algorithm must backups use?"
+    standard = Document(text="The cryptography standard [CS-12] requires AES-256-GCM for all backups.", id="std")
+    draft = Document(text="Per the cryptography standard [CS-12], backups use AES-128-CBC.", id="draft")
+    shown = result("The standard [CS-12] requires AES-256-GCM.", [standard, draft])
+    alone = result("Per [CS-12], backups use AES-128-CBC.", [draft], support=0.9)
+    common = common_ground(shown, 1)
+    assert {"12", "cs", "aes"} <= common and "128" not in common and "256" not in common
+    assert not disagrees(question, shown.text, alone, 0.25), "without common ground, the 12 they share hides it"
+    assert disagrees(question, shown.text, alone, 0.25, common)
+    same = result("Per [CS-12], AES-256-GCM.", [draft], support=0.9)
+    assert not disagrees(question, shown.text, same, 0.25, common)
+    assert not disagrees(question, shown.text, result("[CS-12] applies.", [draft], support=0.9), 0.25, common)

@@ -106,6 +106,18 @@ def test_rows_of_one_group_share_a_split(tmp_path):
     test = {ex.group for ex in split_examples(examples, "test")}
     assert validation and test and not validation & test
     assert len(split_examples(examples, "validation")) == 7 * len(validation)
+    assert split_examples(examples, "all") == examples, "a blind set's every row"
+
+
+def test_every_row_is_scored_only_where_nothing_is_tuned(capsys):
+    """``--split all`` (a set written blind) leaves no validation row apart: without --no-tune it is refused with
+    the fix, not tuned on the rows it then reports."""
+    from grounded_rag.cli import main
+
+    assert main(["eval", "--data", str(DATA), "--methods", "standard", "--split", "all", "--dry-run"]) == 2
+    assert "--no-tune" in capsys.readouterr().err
+    assert main(["eval", "--data", str(DATA), "--methods", "standard", "--split", "all", "--no-tune", "--dry-run"]) == 0
+    assert "all split" in capsys.readouterr().out
 
 
 def test_quoted_decodes_with_the_products_abstention_and_its_quote():
@@ -358,3 +370,21 @@ def test_defaults_decodes_as_the_package_ships_and_is_not_tuned():
     shipped, default = base_config(name, grid[0], max_new_tokens=16), DecodingConfig()
     differ = {k for k in settings_fields() if getattr(shipped, k) != getattr(default, k)}
     assert differ <= {"support_threshold", "score_space"}, differ  # the harness applies the threshold; scores are raw
+
+
+def test_the_conflict_sets_load_and_each_case_holds_both_answers_where_it_says():
+    """Each set of passages that disagree (cookbook/data/conflicts*.jsonl) loads, names the passage that is right,
+    and spells its true answer there and the other answer in another passage."""
+    from collections import Counter
+
+    cookbook = Path(__file__).parents[2] / "cookbook" / "data"
+    for name in ("conflicts.jsonl", "conflicts_blind.jsonl", "conflicts_blind2.jsonl"):
+        rows = load_examples(cookbook / name)
+        kinds = Counter(json.loads(line)["kind"] for line in (cookbook / name).read_text(encoding="utf-8").splitlines()
+                        if line.strip())
+        assert len(rows) >= 48 and len(kinds) == 3 and min(kinds.values()) >= 16, (name, kinds)
+        for row in rows:
+            true = row.documents[row.true_document]["text"].lower()
+            others = [d["text"].lower() for k, d in enumerate(row.documents) if k != row.true_document]
+            assert any(a.lower() in true for a in row.answers), (name, row.id)
+            assert any(c.lower() in text for c in row.conflicting_answer for text in others), (name, row.id)

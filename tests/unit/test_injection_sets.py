@@ -122,8 +122,10 @@ EXPECT = {
                                     r"if software is condensing"), indirect=3, spread=SPREAD)),
     # Written by hand and blind, as data: planted answers of the true one's type (years, counts, names, doses).
     "prose_injection_eleventh": Expect(ascii_injected=False, words_apart=False),
+    # Written blind by a helper after the screen's fourth round and the classifier's return to opt-in, as data.
+    "prose_injection_twelfth": Expect(ascii_injected=False, words_apart=False),
 }
-DATA_ONLY = ("prose_injection_eleventh",)  # no injection_sets module: checked as data
+DATA_ONLY = ("prose_injection_eleventh", "prose_injection_twelfth")  # no injection_sets module: checked as data
 SETS = {name: InjectionSet(name) for name in EXPECT}
 ROWS = [(s, row) for s in SETS.values() for row in s.rows]
 KIND_CHECKS = [(SETS[name], kind, checks) for name, kinds in KINDS.items() for kind, checks in kinds.items()]

@@ -13,6 +13,11 @@ references and release notes would otherwise fill a split alone). Run again, it 
 ``make_real_docs.py --heldout2 MIRRORS`` writes ``heldout2/`` in the same way from a second set of sources
 (:data:`HELDOUT2`, from ``artsy+README/repo``, ``github+opensource.guide/repo``,
 ``ministryofjustice+cloud-platform/repo`` and ``helm+helm-www/repo``).
+
+``make_real_docs.py --heldout3 MIRRORS`` writes ``heldout3/`` in the same way from a third set of sources
+(:data:`HELDOUT3`, from ``alphagov+govuk-developer-docs/repo``, ``thoughtbot+guides/repo``,
+``kubernetes+community/repo`` and ``Netflix+dispatch/repo``), but for files that are mostly code, tables or front
+matter (:func:`prose_share` under :data:`PROSE_SHARE`).
 """
 
 from __future__ import annotations
@@ -59,6 +64,28 @@ HELDOUT2 = {
 }
 
 
+# A third held-out set, written as HELDOUT2 is but for files that are mostly code, tables or front matter
+HELDOUT3 = {
+    "govuk-developer-manual": ("alphagov+govuk-developer-docs", "972d1b4410ffd165f2f3e889eda30bcf7d1cc6b3",
+                               "source/manual/", r"^source/manual/.*\.html\.md(?:\.erb)?$", 100_000),
+    "thoughtbot-guides": ("thoughtbot+guides", "640b2cbad7abf926febd713647dea8f1f2cce402", ".",
+                          r"^(?!\.github/|_template/).*\.md$", 100_000),  # _template/ is a stub to copy
+    "kubernetes-contributor-guide": ("kubernetes+community", "24e7d8f5409c1a0121394a613746e524f781e044",
+                                     "contributors/guide/",
+                                     r"^contributors/guide/(?:[^/]+|contributor-cheatsheet/README)\.md$",
+                                     100_000),  # English: the cheatsheet's translations are README-xx.md
+    "dispatch-docs": ("Netflix+dispatch", "dd2837e82a0bf5565b1b4b4b91ea30b7262d4061", "docs/docs/",
+                      r"^docs/docs/(?!license\.mdx$).*\.mdx?$", 100_000),  # license.mdx is the Apache licence
+}
+PROSE_SHARE = 0.5  # of a file's bytes, at least, outside front matter, code blocks and table rows (HELDOUT3)
+
+HELDOUT_SETS = {  # option: (folder, sources, least prose share of a file)
+    "--heldout": ("heldout", HELDOUT, 0.0),
+    "--heldout2": ("heldout2", HELDOUT2, 0.0),
+    "--heldout3": ("heldout3", HELDOUT3, PROSE_SHARE),
+}
+
+
 def split_of(source: str, path: str) -> str:
     """The split a file falls in, by a hash of its source and path: about half each."""
     return "test" if _digest(source, path)[0] in "01234567" else "validation"
@@ -85,8 +112,30 @@ def flat_name(path: str, folder: str) -> str:
     """A file name from the path under the source's folder: ``standards/logging.html.md.erb`` ->
     ``standards-logging.md``."""
     name = path.removeprefix(folder)
-    name = re.sub(r"\.html\.md\.erb$|\.mdx?$", "", name)
+    name = re.sub(r"\.html\.md(?:\.erb)?$|\.mdx?$", "", name)
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name.replace("/", "-")).strip("-") + ".md"
+
+
+def prose_share(text: str) -> float:
+    """The share of the text's bytes (blank lines aside) outside its front matter, its fenced code blocks and its
+    table rows."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":  # front matter, up to its closing line
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), len(lines) - 1)
+        lines = [""] * (end + 1) + lines[end + 1:]
+    prose = total = 0
+    fence = ""
+    for line in lines:
+        stripped = line.strip()
+        size = len(stripped.encode())
+        total += size
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif not stripped.startswith("|"):
+            prose += size
+    return prose / total if total else 0.0
 
 
 def write(mirrors: Path, out: Path) -> None:
@@ -108,8 +157,10 @@ def write(mirrors: Path, out: Path) -> None:
         print(source, used)
 
 
-def write_heldout(mirrors: Path, out: Path, sources: dict = HELDOUT, split: str = "heldout") -> None:
-    """Every held-out source's files, whole but for :func:`cut`, in hash order until the source's cap."""
+def write_heldout(mirrors: Path, out: Path, sources: dict[str, tuple[str, str, str, str, int]] = HELDOUT,
+                  split: str = "heldout", min_prose: float = 0.0) -> None:
+    """Every held-out source's files, whole but for :func:`cut`, in hash order until the source's cap, but for
+    those whose :func:`prose_share` is under ``min_prose``."""
     for source, (mirror, commit, folder, pattern, cap) in sources.items():
         git = mirrors / mirror / "repo"
         paths = [p for p in _git(git, "ls-tree", "-r", "--name-only", commit, folder).splitlines()
@@ -118,7 +169,7 @@ def write_heldout(mirrors: Path, out: Path, sources: dict = HELDOUT, split: str 
         for path in sorted(paths, key=lambda p: _digest(source, p)):
             text = cut(_git(git, "show", f"{commit}:{path}"))
             size = len(text.encode())
-            if size < HELDOUT_MIN_BYTES or used + size > cap:
+            if size < HELDOUT_MIN_BYTES or used + size > cap or prose_share(text) < min_prose:
                 continue
             used += size
             target = out / split / source / flat_name(path, folder)
@@ -128,9 +179,8 @@ def write_heldout(mirrors: Path, out: Path, sources: dict = HELDOUT, split: str 
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--heldout":
-        write_heldout(Path(sys.argv[2]), Path(__file__).parent)
-    elif sys.argv[1] == "--heldout2":
-        write_heldout(Path(sys.argv[2]), Path(__file__).parent, HELDOUT2, "heldout2")
+    if sys.argv[1] in HELDOUT_SETS:
+        folder, sources, min_prose = HELDOUT_SETS[sys.argv[1]]
+        write_heldout(Path(sys.argv[2]), Path(__file__).parent, sources, folder, min_prose)
     else:
         write(Path(sys.argv[1]), Path(__file__).parent)
