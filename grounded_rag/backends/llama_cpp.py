@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from ..errors import ModelLoadError
-from .batches import Entries, chunks
+from .batches import Entries, chunks, one_each
 
 N_BATCH = 2048  # tokens per llama_decode call
 N_UBATCH = 512  # tokens per compute pass inside it (llama.cpp's and llama-cpp-python's default)
@@ -162,6 +162,7 @@ class Context:
                                  f"({recent_log()}): free memory, or decode fewer questions at once")
         self._memory = ll.llama_get_memory(self._ctx)
         self.rows_per_call = max(1, (LOGITS_MB << 20) // (4 * lm.vocab_size))
+        self._step = _StepBatch(min(seqs, self.rows_per_call, N_BATCH))
 
     def run(self, entries: Entries, take: Callable[[int, torch.Tensor], None] | None = None) -> torch.Tensor:
         """Decode ``entries`` (in llama_decode calls of at most n_batch tokens) and return the logits of those
@@ -173,14 +174,12 @@ class Context:
         for lo, hi in chunks(entries, min(N_BATCH, self.cells), self.rows_per_call):
             returned = int(entries.outputs[lo:hi].sum())
             self._decode(entries, seq_flat, lo, hi)
-            if returned:
+            if returned and take is not None:
                 pointer = ll.llama_get_logits(self._ctx)
-                logits = torch.from_numpy(np.ctypeslib.as_array(pointer, shape=(returned, self.lm.vocab_size)))
-                if take is not None:
-                    take(first, logits)
-                else:
-                    out.append(logits.clone())
-                first += returned
+                take(first, torch.from_numpy(np.ctypeslib.as_array(pointer, shape=(returned, self.lm.vocab_size))))
+            elif returned:
+                out.append(self._logits(returned))
+            first += returned
         if take is not None or not out:
             return torch.empty(0, self.lm.vocab_size)
         return torch.cat(out) if len(out) > 1 else out[0]
@@ -197,11 +196,31 @@ class Context:
             n_seq_id=counts.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
             seq_id=ctypes.cast(pointers.ctypes.data, ctypes.POINTER(ctypes.POINTER(ll.llama_seq_id))),
             logits=outputs.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)))
+        self._call(batch, hi - lo)
+
+    def step(self, tokens: np.ndarray, positions: np.ndarray, seqs: np.ndarray) -> torch.Tensor:
+        """One decode step: token ``tokens[i]`` at ``positions[i]`` of sequence ``seqs[i]``, each with its logits:
+        [len(seqs), V] float32, in that order. Written into the context's own batch (:class:`_StepBatch`); steps of
+        more sequences than it holds go through :meth:`run`."""
+        n = len(seqs)
+        if n > self._step.capacity:
+            return self.run(one_each(tokens, positions, seqs))
+        self._call(self._step.fill(tokens, positions, seqs), n)
+        return self._logits(n)
+
+    def _call(self, batch: ll.llama_batch, tokens: int) -> None:
         _log.clear()
         code = ll.llama_decode(self._ctx, batch)
         if code != 0:
-            raise RuntimeError(f"llama.cpp failed to decode a batch of {hi - lo} tokens on {self.lm.path} (code "
+            raise RuntimeError(f"llama.cpp failed to decode a batch of {tokens} tokens on {self.lm.path} (code "
                                f"{code}: {recent_log()})")
+
+    def _logits(self, rows: int) -> torch.Tensor:
+        """The last call's ``rows`` returned logits, copied once out of llama.cpp's buffer (which the next call
+        overwrites) into a tensor of their own."""
+        out = torch.empty(rows, self.lm.vocab_size, dtype=torch.float32)
+        ctypes.memmove(out.data_ptr(), ll.llama_get_logits(self._ctx), out.nelement() * 4)
+        return out
 
     def drop(self, seqs: list[int]) -> None:
         """Free the KV cells of these sequences (finished questions' streams); shared cells stay for the others."""
@@ -215,3 +234,30 @@ class Context:
         if getattr(self, "_ctx", None):
             ll.llama_free(self._ctx)
             self._ctx = None
+
+
+class _StepBatch:
+    """A llama_batch of one token per sequence, every one returning its logits, over numpy buffers kept for the
+    context's life: a decode step writes its tokens, positions and sequences into them instead of building arrays,
+    pointers and a batch struct each step."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.tokens = np.zeros(capacity, dtype=np.int32)
+        self.positions = np.zeros(capacity, dtype=np.int32)
+        self.seqs = np.zeros(capacity, dtype=np.int32)
+        self.counts = np.ones(capacity, dtype=np.int32)
+        self.outputs = np.ones(capacity, dtype=np.int8)
+        self.pointers = (self.seqs.ctypes.data + 4 * np.arange(capacity)).astype(np.uintp)  # token i's seq: seqs[i]
+        self.batch = ll.llama_batch(
+            n_tokens=0, token=self.tokens.ctypes.data_as(ctypes.POINTER(ll.llama_token)), embd=None,
+            pos=self.positions.ctypes.data_as(ctypes.POINTER(ll.llama_pos)),
+            n_seq_id=self.counts.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            seq_id=ctypes.cast(self.pointers.ctypes.data, ctypes.POINTER(ctypes.POINTER(ll.llama_seq_id))),
+            logits=self.outputs.ctypes.data_as(ctypes.POINTER(ctypes.c_int8)))
+
+    def fill(self, tokens: np.ndarray, positions: np.ndarray, seqs: np.ndarray) -> ll.llama_batch:
+        n = len(seqs)
+        self.tokens[:n], self.positions[:n], self.seqs[:n] = tokens, positions, seqs
+        self.batch.n_tokens = n
+        return self.batch

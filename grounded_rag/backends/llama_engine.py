@@ -21,7 +21,7 @@ from ..methods import Method
 from ..rows import RowInputs, Rows
 from ..sampling import build_warpers
 from . import require_torch
-from .batches import Entries, one_each, prefix_tree
+from .batches import Entries, prefix_tree
 from .llama_cpp import LlamaCppLM, ll
 
 SCORING_CELLS = 16384  # most prompt tokens one scoring context holds (a server batch may bring thousands of pairs)
@@ -92,12 +92,14 @@ def _decode_part(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]
     streams, new_tokens = method.streams, config.max_new_tokens
     warpers = build_warpers(config)
     entries, first = _tree(prompts)
+    lengths = np.asarray([len(p) for p in prompts], dtype=np.int32)  # sequence i's next position, less the step
     with lm.context(len(prompts), len(entries) + len(prompts) * new_tokens) as ctx:
         logits = ctx.run(entries)[first]
         vocab, device = logits.shape[-1], logits.device
         rows = Rows.start(method, inputs, config, vocab, device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, device)
         picked = pick(method, logits, None, rows, config, False, ends, pieces, warpers, rows.generators)
+        seqs = np.arange(len(prompts), dtype=np.int32)  # the live questions' sequences, stream by stream
         for t in range(new_tokens):
             tokens = picked.tokens
             rows.advance(tokens.tolist(), picked.fusion)
@@ -112,9 +114,8 @@ def _decode_part(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]
                 ctx.drop([q * streams + s for q in gone for s in range(streams)])
                 rows.select(keep)
                 tokens = tokens[keep]
-            seqs = [q * streams + s for q in rows.questions for s in range(streams)]
-            logits = ctx.run(one_each(tokens.repeat_interleave(streams).tolist(),
-                                      [len(prompts[s]) + t for s in seqs], seqs))
+                seqs = (np.asarray(rows.questions, dtype=np.int32)[:, None] * streams + np.arange(streams)).ravel()
+            logits = ctx.step(np.repeat(tokens.numpy(), streams), lengths[seqs] + t, seqs)
             picked = pick(method, logits, None, rows, config, True, ends, pieces, warpers, rows.generators)
 
 
@@ -135,7 +136,8 @@ def score_continuation(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequenc
             total += float(fused.log_q[0, token])
             rows.advance([token])
             if j + 1 < len(continuation):
-                logits = ctx.run(one_each([token] * streams, [len(p) + j for p in prompts], list(range(streams))))
+                logits = ctx.step(np.full(streams, token), np.asarray([len(p) + j for p in prompts]),
+                                  np.arange(streams))
     return total
 
 
