@@ -56,7 +56,7 @@ class LlamaCppLM:
     backend = "llama_cpp"
 
     def __init__(self, path: Path, threads: int, gpu_layers: int = 0) -> None:
-        self.path, self.threads = Path(path), max(1, threads)
+        self.path, self.threads, self.gpu_layers = Path(path), max(1, threads), gpu_layers
         params = ll.llama_model_default_params()
         params.n_gpu_layers = gpu_layers
         _log.clear()

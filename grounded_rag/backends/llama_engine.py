@@ -9,6 +9,7 @@ per-question state (:class:`~grounded_rag.rows.Rows`). Finished questions' seque
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import fields, replace
 
 import numpy as np
@@ -25,6 +26,7 @@ from .batches import Entries, prefix_tree
 from .llama_cpp import LlamaCppLM, ll
 
 SCORING_CELLS = 16384  # most prompt tokens one scoring context holds (a server batch may bring thousands of pairs)
+CPU_CONTEXTS = 16  # most contexts (questions) a decode holds at once on the CPU; a larger batch decodes in parts
 
 
 def _check(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]], new_tokens: int) -> None:
@@ -39,8 +41,11 @@ def _check(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]], new
         raise ValueError("every stream's prompt needs at least one token")
 
 
-def _max_questions(streams: int) -> int:
-    return max(1, ll.llama_max_parallel_sequences() // streams)
+def _max_questions(lm: LlamaCppLM, streams: int) -> int:
+    """Questions one part of a decode holds: on a GPU, as many as one context takes (llama.cpp's 256 sequences over
+    the streams); on the CPU, where each question has a context of its own, ``CPU_CONTEXTS``."""
+    most = max(1, ll.llama_max_parallel_sequences() // streams)
+    return most if lm.gpu_layers else min(most, CPU_CONTEXTS)
 
 
 def _part(inputs: RowInputs, lo: int, hi: int) -> RowInputs:
@@ -55,12 +60,12 @@ def decode(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]], inp
            config: DecodingConfig, pad_id: int, finished: Callable[[], Sequence[bool]] | None = None,
            end_ids: Collection[int] | None = None, **_torch_only: object) -> Iterator[Step]:
     """:func:`grounded_rag.engine.decode` on llama.cpp (its torch-only switches, such as ``graphs`` or ``tree``,
-    have nothing to switch here). A batch of more questions than one context takes sequences (llama.cpp's 256 over
-    the streams) decodes them in turn, each part's steps naming the batch's questions."""
+    have nothing to switch here). A batch of more questions than one part holds (:func:`_max_questions`) decodes
+    them in turn, each part's steps naming the batch's questions."""
     streams = method.streams
     _check(lm, method, prompts, config.max_new_tokens)
     questions = len(prompts) // streams
-    per = _max_questions(streams)
+    per = _max_questions(lm, streams)
     for lo in range(0, questions, per):
         hi = min(questions, lo + per)
         done = None if finished is None else (lambda lo=lo, hi=hi: list(finished())[lo:hi])
@@ -86,20 +91,60 @@ def _prefill(ctx, prompts: Sequence[Sequence[int]]) -> torch.Tensor:
     return ctx.run(entries)[rows]
 
 
+def questions_per_context(lm: LlamaCppLM, questions: int) -> int:
+    """How many of a decode's questions share one llama.cpp context. On the CPU, one: a unified KV cache makes every
+    token of a step attend over every cell of the context (llama.cpp masks the other questions' cells, it does not
+    skip them), so a step of 8 questions cost 8 times a question's streams over 8 times its cells, and the prefill
+    grew with the square of the batch; in contexts of their own, a question's step costs the same whatever is
+    decoded beside it, and its logits are the ones it gets alone. Offloaded to a GPU, every question in one context
+    (a GPU takes a large batch in the time of a small one)."""
+    return questions if lm.gpu_layers else 1
+
+
+class _Group:
+    """Questions [lo, hi) of a decode part in one llama.cpp context: their streams' prompts prefilled as one prefix
+    tree (``first``: each stream's next-token logits), then one llama_decode per step of their live streams."""
+
+    def __init__(self, lm: LlamaCppLM, stack: ExitStack, prompts: Sequence[Sequence[int]], lo: int, hi: int,
+                 streams: int, new_tokens: int) -> None:
+        mine = prompts[lo * streams: hi * streams]
+        entries, first = _tree(mine)
+        self.lo, self.hi, self.streams = lo, hi, streams
+        self.lengths = np.asarray([len(p) for p in mine], dtype=np.int32)  # a sequence's next position, less the step
+        self.ctx = stack.enter_context(lm.context(len(mine), len(entries) + len(mine) * new_tokens))
+        self.first = self.ctx.run(entries)[first]
+
+    def step(self, questions: np.ndarray, tokens: np.ndarray, t: int) -> torch.Tensor | None:
+        """Feed the group's live questions among ``questions`` (the part's live ones, ascending) their ``tokens``
+        (one per question) at step ``t``: [their streams, V] logits, question by question; None if none is live."""
+        mine = (questions >= self.lo) & (questions < self.hi)
+        if not mine.any():
+            return None
+        seqs = ((questions[mine] - self.lo)[:, None] * self.streams + np.arange(self.streams)).ravel()
+        return self.ctx.step(np.repeat(tokens[mine], self.streams), self.lengths[seqs] + t, seqs.astype(np.int32))
+
+    def drop(self, questions: Sequence[int]) -> None:
+        """Free the KV cells of the group's questions among ``questions`` (finished)."""
+        mine = [q - self.lo for q in questions if self.lo <= q < self.hi]
+        self.ctx.drop([q * self.streams + s for q in mine for s in range(self.streams)])
+
+
 def _decode_part(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]], inputs: RowInputs,
                  config: DecodingConfig, finished: Callable[[], Sequence[bool]] | None,
                  end_ids: Collection[int] | None, offset: int) -> Iterator[Step]:
     streams, new_tokens = method.streams, config.max_new_tokens
     warpers = build_warpers(config)
-    entries, first = _tree(prompts)
-    lengths = np.asarray([len(p) for p in prompts], dtype=np.int32)  # sequence i's next position, less the step
-    with lm.context(len(prompts), len(entries) + len(prompts) * new_tokens) as ctx:
-        logits = ctx.run(entries)[first]
+    questions = len(prompts) // streams
+    size = questions_per_context(lm, questions)
+    with ExitStack() as stack:
+        groups = [_Group(lm, stack, prompts, lo, min(questions, lo + size), streams, new_tokens)
+                  for lo in range(0, questions, size)]
+        logits = torch.cat([g.first for g in groups]) if len(groups) > 1 else groups[0].first
         vocab, device = logits.shape[-1], logits.device
         rows = Rows.start(method, inputs, config, vocab, device)
         ends, pieces = step_masks(method, end_ids, rows.copies, vocab, device)
         picked = pick(method, logits, None, rows, config, False, ends, pieces, warpers, rows.generators)
-        seqs = np.arange(len(prompts), dtype=np.int32)  # the live questions' sequences, stream by stream
+        live = np.arange(questions)
         for t in range(new_tokens):
             tokens = picked.tokens
             rows.advance(tokens.tolist(), picked.fusion)
@@ -111,11 +156,13 @@ def _decode_part(lm: LlamaCppLM, method: Method, prompts: Sequence[Sequence[int]
                 break
             if len(keep) < len(rows.questions):
                 gone = [q for j, q in enumerate(rows.questions) if j not in set(keep)]
-                ctx.drop([q * streams + s for q in gone for s in range(streams)])
+                for group in groups:
+                    group.drop(gone)
                 rows.select(keep)
                 tokens = tokens[keep]
-                seqs = (np.asarray(rows.questions, dtype=np.int32)[:, None] * streams + np.arange(streams)).ravel()
-            logits = ctx.step(np.repeat(tokens.numpy(), streams), lengths[seqs] + t, seqs)
+                live = np.asarray(rows.questions)
+            parts = [g.step(live, tokens.numpy(), t) for g in groups]
+            logits = torch.cat([x for x in parts if x is not None]) if len(groups) > 1 else parts[0]
             picked = pick(method, logits, None, rows, config, True, ends, pieces, warpers, rows.generators)
 
 
