@@ -2,7 +2,7 @@
 
 Support reads the answer's words in the passages (docs/citations.md); on SQuAD 2.0, whose unanswerable questions
 keep the subject and the paragraph's words, it separates right answers from unanswerable questions with AUROC about
-0.7. A probe on what the model itself read is the next place such a signal could be. Two steps:
+0.7. A probe on what the model itself read is the next place such a signal could be. The steps:
 
 ``python cookbook/research/answerability_probe.py extract validation 800 val.npz`` (and ``test 400 test.npz``)
     renders each row as the default method's full stream reads it (its own paragraph and two of the same article's,
