@@ -32,6 +32,8 @@ import numpy as np
 SQUAD = Path(__file__).parents[2].parent / "shared" / "data" / "squad_v2_dev.jsonl"
 EVERY = 4  # every fourth layer's state is kept: the probe's grid
 C = 0.01  # the head's inverse regularisation: one value for every layer (an equal grid, nothing chosen on test)
+DEFAULT = "grounded_contrast"  # the method whose answers an eval run's records are read for
+POWERS = (0.0, 0.5, 1.0, 2.0, 4.0)  # w in support x probe ** w
 
 
 def rows_of(data: Path, split: str, limit: int) -> list:
@@ -47,15 +49,16 @@ def states(decoder, rows) -> dict[str, np.ndarray]:
     """Each row's hidden state at its prompt's last token (every :data:`EVERY`-th layer), its label and article."""
     import torch
 
-    from grounded_rag import Document
-    from grounded_rag.config_sections import DEFAULT_SYSTEM_PROMPT
+    from grounded_rag import DecodingConfig, Document
     from grounded_rag.prompts import build_prompts, encode
 
+    config = DecodingConfig()
     kept, labels, articles = [], [], []
     for row in rows:
-        docs = [Document(text=d["text"], title=d.get("title")) if isinstance(d, dict) else d for d in row.documents]
-        prompt = build_prompts(decoder.tokenizer, row.question, docs, [], "documents_first", DEFAULT_SYSTEM_PROMPT)[0]
-        ids = torch.tensor([encode(decoder.tokenizer, str(prompt))])
+        docs = [Document(text=d["text"], title=d.get("title")) for d in row.documents]
+        prompt = build_prompts(decoder.tokenizer, row.question, docs, (), config.template, config.system_prompt,
+                               config.answer_prefix)[0]
+        ids = torch.tensor([encode(decoder.tokenizer, prompt)])  # the passages' text kept text, as decoding does
         with torch.no_grad():
             hidden = decoder.model(ids, output_hidden_states=True).hidden_states
         kept.append(torch.stack([h[0, -1] for h in hidden[EVERY::EVERY]]).float().numpy())
@@ -110,17 +113,21 @@ def report(validation: Path, test: Path) -> None:
               f"{r['test']:.2f} [{r['test_low']:.2f}, {r['test_high']:.2f}] |")
 
 
-def run_rows(generations: Path, data: Path = SQUAD) -> list:
-    """The rows a ``grounded-rag eval`` run decoded with the default method, with their distractors, in run order."""
+def run_records(generations: Path) -> dict[str, dict]:
+    """The records of a ``grounded-rag eval`` run's answers by the default method, by row id, in run order."""
+    return {r["id"]: r for r in map(json.loads, generations.open(encoding="utf-8")) if r.get("method") == DEFAULT}
+
+
+def extract_run(generations: Path, out: Path, model: str | None = None, data: Path = SQUAD) -> None:
+    """:func:`states` of the rows an eval run decoded (with their distractors), and their ids."""
+    from grounded_rag import GroundedDecoder
     from grounded_rag.evaluation.data import add_distractors, load_examples
 
-    ids = [r["id"] for r in map(json.loads, generations.open(encoding="utf-8")) if r.get("method") == DEFAULT]
     rows = {r.id: r for r in load_examples(data)}
-    return add_distractors([rows[i] for i in ids], list(rows.values()), 2)
+    decoded = add_distractors([rows[i] for i in run_records(generations)], list(rows.values()), 2)
+    np.savez(out, ids=np.array([r.id for r in decoded]),
+             **states(GroundedDecoder.from_pretrained(model), decoded))
 
-
-DEFAULT = "grounded_contrast"
-POWERS = (0.0, 0.5, 1.0, 2.0, 4.0)
 
 
 def signal_table(probe_scores: np.ndarray, support: np.ndarray, kind: np.ndarray) -> list[dict[str, float]]:
@@ -142,7 +149,7 @@ def combine(validation: Path, run: Path, generations: Path, data: Path = SQUAD) 
     from grounded_rag.evaluation.metrics import substring_match
 
     val, states_ = dict(np.load(validation)), dict(np.load(run))
-    made = {r["id"]: r for r in map(json.loads, generations.open(encoding="utf-8")) if r.get("method") == DEFAULT}
+    made = run_records(generations)
     rows = load_examples(data)
     test = {r.id for r in split_examples(rows, "test")}
     by_id = {r.id: r for r in rows}
@@ -187,11 +194,7 @@ def main() -> None:
     if args.step == "extract":
         extract(args.split, args.limit, args.out, args.model, args.data)
     elif args.step == "extract-run":
-        from grounded_rag import GroundedDecoder
-
-        rows = run_rows(args.generations, args.data)
-        np.savez(args.out, ids=np.array([r.id for r in rows]),
-                 **states(GroundedDecoder.from_pretrained(args.model), rows))
+        extract_run(args.generations, args.out, args.model, args.data)
     elif args.step == "report":
         report(args.validation, args.test)
     else:
