@@ -51,3 +51,21 @@ def test_an_opening_after_a_restatement_lacks_the_questions_support_and_one_at_t
     assert uk["pmi_documents"] > 2 and uk["pmi_question"] < 0 and not uk["gate_passes"]  # the passage alone says it
     assert pyramids["before"] == "" and pyramids["opening"] == " Sudan" and pyramids["gate_passes"]
     assert "Manchester" in uk["answer"] and "Sudan" in pyramids["answer"]
+
+
+def test_the_answerability_probe_reads_one_state_per_kept_layer_with_each_rows_label_and_article(decoder, tmp_path):
+    def row(i: int, title: str, answerable: bool) -> dict:
+        own = {"title": title, "text": f"{title} has {i + 3} bridges over its river."}
+        others = [{"title": title, "text": f"{title} holds a market every {d}th day."} for d in (5, 7)]
+        return {"id": f"r{i}", "question": f"How many bridges does {title} have?", "documents": [own],
+                "distractors": others, "answers": [str(i + 3)] if answerable else [], "answerable": answerable}
+
+    data = tmp_path / "squad.jsonl"
+    data.write_text("".join(json.dumps(row(i, t, a)) + "\n"
+                            for i, (t, a) in enumerate([("Avon", True), ("Bree", False), ("Cale", True)])))
+    probe = research("answerability_probe")
+    out = probe.states(decoder, probe.rows_of(data, "all", 3))
+    layers = decoder.model.config.num_hidden_layers // probe.EVERY
+    assert out["states"].shape == (3, layers, decoder.model.config.hidden_size)
+    assert dict(zip(out["article"], out["answerable"])) == {"Avon": True, "Bree": False, "Cale": True}
+    assert len({s.tobytes() for s in out["states"][:, -1]}) == 3  # each row its own prompt's state

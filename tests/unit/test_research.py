@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from grounded_rag.evaluation.metrics import auc
 from grounded_rag.evaluation.protocol import PROTOCOL
 
@@ -40,3 +42,36 @@ def test_instruction_probe_splits_attack_passages_and_scores_them():
                           [("counterfactuals", float(i)) for i in range(20)])  # one clean passage in 20 above the cut
     assert result["flagged_at_5pct_clean"]["prose_injection"] == "1/1"
     assert result["flagged_at_5pct_clean"]["prose_injection_fresh"] == "0/1" and result["auc"] == round(19.5 / 40, 3)
+
+
+def test_the_answerability_probe_tells_a_signal_bound_to_articles_from_one_that_carries_to_new_articles():
+    """A state that marks answerable rows only through their article's own direction reads well with rows held
+    out and at chance with whole articles held out; a direction shared by every article reads well both ways."""
+    probe = research("answerability_probe")
+    rng = np.random.default_rng(0)
+
+    def rows(articles: list[str], shared: bool) -> dict[str, np.ndarray]:
+        n, dim = 60 * len(articles), 16
+        article = np.repeat(articles, 60)
+        answerable = np.tile([True, False], n // 2)
+        states = rng.normal(size=(n, 1, dim))
+        for i, name in enumerate(article):
+            axis = 0 if shared else sum(map(ord, name)) % dim  # each article its own axis, or one for all
+            states[i, 0, axis] += 3.0 if answerable[i] else -3.0
+        return {"states": states, "answerable": answerable, "article": article}
+
+    bound = probe.layer_aurocs(rows(["a", "b", "c", "d"], False), rows(["e", "f"], False))[0]
+    assert bound["rows_held_out"] > 0.9 and bound["articles_held_out"] < 0.7 and bound["test"] < 0.75
+    shared = probe.layer_aurocs(rows(["a", "b", "c", "d"], True), rows(["e", "f"], True))[0]
+    assert shared["articles_held_out"] > 0.9 and shared["test_low"] > 0.9 and shared["layer"] == probe.EVERY
+
+
+def test_the_answerability_signal_table_multiplies_support_by_the_probe_and_cuts_at_a_tenth_of_right_answers():
+    probe = research("answerability_probe")
+    kind = np.array(["right"] * 10 + ["wrong"] * 10 + ["unanswerable"] * 10)
+    support = np.array([0.9] * 10 + [0.9] * 10 + [0.9] * 10)  # support alone tells nothing apart
+    scores = np.array([0.8] * 10 + [0.8] * 10 + [0.2] * 10)  # the probe tells answerable rows from the rest
+    table = {r["power"]: r for r in probe.signal_table(scores, support, kind)}
+    assert table[0.0]["right_unanswerable"] == 0.5 and table[0.0]["withheld"] == 0.0
+    assert table[1.0]["right_unanswerable"] == 1.0 and table[1.0]["withheld"] == 1.0
+    assert table[None]["right_wrong"] == 0.5 and list(table) == [*probe.POWERS, None]
