@@ -129,6 +129,23 @@ def _batches(decoder, docs, new_tokens: int, rounds: int) -> dict[str, float]:
             "batch8_decode_speedup": round(8 * statistics.median(one_step) / statistics.median(eight_step), 2)}
 
 
+# Runs argv, waits for it, prints its seconds and peak resident KB. The peak must be read by a small parent: a child
+# spawned from this process (which holds a model) takes this process's peak as its own when it execs (Linux keeps the
+# larger of the old and new address space's high-water marks), so its ru_maxrss here would be ours, not the ask's.
+_TIMED_CHILD = """
+import os, subprocess, sys, tempfile, time
+with tempfile.TemporaryFile() as err:
+    start = time.perf_counter()
+    child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=err)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        err.seek(0)
+        sys.exit(err.read().decode(errors="replace")[-500:] or os.waitstatus_to_exitcode(status))
+print(seconds, usage.ru_maxrss)
+"""
+
+
 def ask_figures(decoder, model: str | None = None) -> dict[str, Any]:
     """A whole ``grounded-rag ask --store`` process on llama.cpp over the cookbook's handbook (ingested first, not
     timed; asked once before, which makes the tokenizer's cache): its seconds and peak resident memory, and the
@@ -143,12 +160,10 @@ def ask_figures(decoder, model: str | None = None) -> dict[str, Any]:
         ask = [*cli, "ask", HANDBOOK_QUESTION, "--store", store, "--local", "--no-sources", "--backend", "llama_cpp",
                *model_args]
         subprocess.run(ask, capture_output=True, check=True)
-        start = time.perf_counter()
-        proc = subprocess.Popen(ask, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"grounded-rag ask exited with {os.waitstatus_to_exitcode(status)}")
+        measured = subprocess.run([sys.executable, "-c", _TIMED_CHILD, *ask], capture_output=True, text=True)
+        if measured.returncode != 0:
+            raise RuntimeError(f"grounded-rag ask exited with {measured.returncode}: {measured.stderr[-500:]}")
+        seconds, peak_kb = (float(v) for v in measured.stdout.split())
         hits = ChromaStore.open(store).search(HANDBOOK_QUESTION, k=3)
     lm: LlamaCppLM = decoder.model
     for ctx in list(lm._idle):  # only the answer's own context counts
@@ -157,7 +172,7 @@ def ask_figures(decoder, model: str | None = None) -> dict[str, Any]:
     decoder.generate(HANDBOOK_QUESTION, [h.document for h in hits])
     cells = max((c.cells for c in lm._idle), default=0)
     budget = (lm.path.stat().st_size + cells * kv_bytes_per_cell(lm)) / 2**20 + 400
-    peak = usage.ru_maxrss / 1024
+    peak = peak_kb / 1024
     return {"ask_process_s": round(seconds, 2), "ask_peak_mb": round(peak, 1), "ask_kv_cells": cells,
             "ask_peak_budget_mb": round(budget, 1), "ask_peak_within_budget": peak <= budget}
 

@@ -253,3 +253,25 @@ def test_a_users_gguf_file_loads_without_conversion(tmp_path, monkeypatch):
     assert decoder.name == "mine" and decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=4, **PLAIN).text
     assert not (tmp_path / "cache" / "models").exists() and (tmp_path / "cache" / "tokenizers").is_dir()
 
+
+
+def test_the_bench_reads_the_ask_process_peak_not_its_own():
+    """bench's ask figure is a child's peak memory: read from this large process, a child's ru_maxrss carries this
+    process's peak over its exec; read through the bench's small parent, it is the child's own."""
+    import os
+    import subprocess
+    import sys
+
+    from grounded_rag.backends.llama_bench import _TIMED_CHILD
+
+    ballast = bytearray(600 * 2**20)
+    ballast[::4096] = b"\1" * len(ballast[::4096])  # resident here
+    tiny = [sys.executable, "-c", "pass"]
+    direct = subprocess.Popen(tiny)
+    usage = os.wait4(direct.pid, 0)[2]
+    seconds, peak_kb = (float(v) for v in subprocess.run([sys.executable, "-c", _TIMED_CHILD, *tiny],
+                                                          capture_output=True, text=True, check=True).stdout.split())
+    if sys.platform == "linux":  # the pitfall this guards against (Linux keeps the larger high-water mark)
+        assert usage.ru_maxrss / 1024 > 500
+    assert peak_kb / 1024 < 100 and seconds > 0
+    del ballast
