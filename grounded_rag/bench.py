@@ -37,7 +37,6 @@ from typing import Any
 import torch
 
 from . import learned_screen
-from .backends import on_llama
 from .config import DecodingConfig
 from .decoder import GroundedDecoder
 from .engine import RowInputs, decode
@@ -311,17 +310,9 @@ def _when_healthy(proc: subprocess.Popen, url: str, log: Any) -> str:
         time.sleep(0.5)
 
 
-def run_benchmark(model: str | None = None, new_tokens: int = 32, repeats: int = 5,
-                  backend: str = "auto") -> dict[str, Any]:
-    """The figures of the backend the model loads on: llama.cpp's against its own generation (backends.llama_bench)."""
-    decoder = GroundedDecoder.from_pretrained(model, backend=backend)
-    if on_llama(decoder.model):
-        return importlib.import_module(".backends.llama_bench", __package__).run_llama_benchmark(decoder, model,
-                                                                                                  new_tokens, repeats)
-    return _torch_figures(decoder, model, new_tokens, repeats)
-
-
-def _torch_figures(decoder: GroundedDecoder, model: str | None, new_tokens: int, repeats: int) -> dict[str, Any]:
+def run_benchmark(decoder: GroundedDecoder, model: str | None, new_tokens: int = 32, repeats: int = 5
+                  ) -> dict[str, Any]:
+    """The torch engine's figures (a model on llama.cpp has its own: llama_bench)."""
     docs = bench_documents()
     default = DecodingConfig().method  # the method users get from ask / the wrappers / the server
     med, std_prompts, gd_prompts = _method_medians(decoder, docs, default, new_tokens, repeats)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import os
@@ -14,7 +13,7 @@ from typing import get_args
 from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
 from .menu import DEPRECATED_METHODS, MethodName
-from .process import skip_final_collection, startup
+from .process import end_by_sigint, skip_final_collection, startup
 
 
 FIELDS = settings_fields()  # every setting by its flat name, with its default and meaning
@@ -213,15 +212,26 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         batches = tuple(int(b) for b in ns.batches.split(","))
         report = shape_benchmark(ns.shape, ns.new_tokens, ns.repeats, batches, modes, tokenizer=ns.model)
     else:
-        from .bench import run_benchmark
-
-        report = run_benchmark(model=ns.model, new_tokens=ns.new_tokens, repeats=ns.repeats, backend=ns.backend)
+        report = _benchmark(ns.model, ns.new_tokens, ns.repeats, ns.backend)
     if ns.json:
         print(json.dumps(report, indent=2))
     else:
         for key, value in report.items():
             print(f"{key:>28}: {value}")
     return 0
+
+
+def _benchmark(model: str | None, new_tokens: int, repeats: int, backend: str) -> dict:
+    """The figures of the backend the model loads on: llama.cpp's against its own generation, or torch's."""
+    from . import GroundedDecoder
+    from .backend_choice import on_llama
+
+    decoder = GroundedDecoder.from_pretrained(model, backend=backend)
+    if on_llama(decoder.model):
+        from .llama_bench import run_llama_benchmark as run
+    else:
+        from .bench import run_benchmark as run
+    return run(decoder, model, new_tokens, repeats)
 
 
 def cmd_prepare(ns: argparse.Namespace) -> int:
@@ -397,18 +407,6 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     ev.set_defaults(func=cmd_eval)
 
 
-def _end_by_sigint() -> None:
-    """Ctrl-C at a shell: end without a traceback, killed by SIGINT as a shell expects (a loop of commands stops)."""
-    import signal
-
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing more to show there
-            stream.flush()
-    print(file=sys.stderr, flush=True)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGINT)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     # The Hub's and transformers' download and "Loading weights" bars say nothing a command's user needs (a model is
     # loaded on every ask); HF_HUB_DISABLE_PROGRESS_BARS=0 brings them back. Read when huggingface_hub is imported.
@@ -429,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         if argv is not None:  # called from code: the caller's to handle
             raise
-        _end_by_sigint()
+        end_by_sigint()
         return 130
     finally:
         if argv is None:  # the command's own process, which ends now

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 import torch
 from transformers import LogitsProcessorList, PreTrainedModel
 
-from .backends import engine_on_llama, on_llama
+from .backend_choice import engine_on_llama, on_llama
 from .config import DecodingConfig
 from .fusion import log_probs
 from .graphs import GraphPool, StaticStep

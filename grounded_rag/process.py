@@ -1,10 +1,13 @@
 """The command's own process: its imports and model load run with the cyclic collector off, and it ends without the
-collector's final passes. Only ever for a command's own process (``grounded-rag ask``, ``serve``): a caller's
-collector is theirs."""
+collector's final passes, or, at Ctrl-C, killed by SIGINT as a shell expects. Only ever for a command's own process
+(``grounded-rag ask``, ``serve``): a caller's collector is theirs."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import sys
 from collections.abc import Iterator
 
 
@@ -34,3 +37,13 @@ def skip_final_collection() -> None:
     import gc
 
     gc.freeze()
+
+
+def end_by_sigint() -> None:
+    """Ctrl-C at a shell: end without a traceback, killed by SIGINT as a shell expects (a loop of commands stops)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing more to show there
+            stream.flush()
+    print(file=sys.stderr, flush=True)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 import torch
 from transformers import PreTrainedModel
 
-from .backends import on_llama
+from .backend_choice import engine_on_llama, on_llama
 from .prefill import pack_runs, prefill
 
 
@@ -25,9 +25,7 @@ def continuation_log_probs(
     rows of a pack share (a scoring template's system turn) runs once, and only the continuations'
     positions go through the LM head."""
     if on_llama(model):  # llama.cpp scores its own prefix tree (grounded_rag.backends)
-        from .backends.llama_engine import continuation_log_probs as llama_log_probs
-
-        return llama_log_probs(model, pairs)
+        return engine_on_llama().continuation_log_probs(model, pairs)
     ragged = model.device.type == "cpu" if ragged is None else ragged
     rows = [list(p) + list(c) for p, c in pairs]
     out: list[torch.Tensor | None] = [None] * len(rows)

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from .backends import require_torch
+from .backend_choice import require_torch
 from .errors import InputError
 from .fusion import log_probs
 

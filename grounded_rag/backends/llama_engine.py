@@ -8,6 +8,7 @@ per-question state (:class:`~grounded_rag.rows.Rows`). Finished questions' seque
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import fields, replace
@@ -21,7 +22,7 @@ from ..errors import ContextWindowError
 from ..methods import Method
 from ..rows import RowInputs, Rows
 from ..sampling import build_warpers
-from . import require_torch
+from ..backend_choice import register_engine, require_torch
 from .batches import Entries, prefix_tree
 from .llama_cpp import LlamaCppLM, ll
 
@@ -246,3 +247,6 @@ def _score_part(lm: LlamaCppLM, rows: Sequence[Sequence[int]], starts: Sequence[
     for i, r, s in zip(index, rows, starts):
         out[i] = values[at: at + len(r) - s].clone()
         at += len(r) - s
+
+
+register_engine("llama_cpp", sys.modules[__name__])

@@ -17,7 +17,7 @@ from filelock import FileLock
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from ..errors import GroundedRAGWarning, ModelLoadError
-from ..models import PROBE, cache_dir, check_tokenizer
+from ..model_files import PROBE, cache_dir, check_tokenizer
 
 TOKENIZER_MARKER = "grounded_rag_tokenizer.json"
 
@@ -25,6 +25,7 @@ TOKENIZER_MARKER = "grounded_rag_tokenizer.json"
 def load_llama(gguf: Path, display: str, key: str, device: torch.device):
     """(model on llama.cpp, HF tokenizer, display name) for a GGUF file. A GPU device offloads every layer where
     the installed llama.cpp was built for one (docs/backends.md, "Installing")."""
+    from . import llama_engine  # noqa: F401 - registers the engine that decodes this model
     from .llama_cpp import LlamaCppLM, ll
 
     layers = 0
@@ -43,8 +44,8 @@ def load_llama(gguf: Path, display: str, key: str, device: torch.device):
 def prepare_tokenizer(model: str | None) -> bool:
     """``grounded-rag prepare``'s part for llama.cpp: where ``model`` is a GGUF file and llama-cpp-python is
     installed, read its tokenizer into the cache now (else the first load does). Returns whether it did."""
-    from ..models import gguf_source, is_gguf
-    from . import llama_installed
+    from ..model_files import gguf_source, is_gguf
+    from ..backend_choice import llama_installed
 
     if not (is_gguf(model) and llama_installed()):
         return False

@@ -16,7 +16,7 @@ need_llama_cpp()
 
 from grounded_rag import ContextWindowError, DecodingConfig, GroundedDecoder, InputError, ModelLoadError  # noqa: E402
 from grounded_rag.backends import llama_engine  # noqa: E402
-from grounded_rag.backends.llama_bench import own_generation, reference_llama  # noqa: E402
+from grounded_rag.llama_bench import own_generation, reference_llama  # noqa: E402
 from grounded_rag.config import DEFAULT_METHOD  # noqa: E402
 from grounded_rag.engine import RowInputs, Rows, decode, fuse_step, score_continuation, step_masks  # noqa: E402
 from grounded_rag.methods import get_method  # noqa: E402
@@ -262,7 +262,7 @@ def test_the_bench_reads_the_ask_process_peak_not_its_own():
     import subprocess
     import sys
 
-    from grounded_rag.backends.llama_bench import _TIMED_CHILD
+    from grounded_rag.llama_bench import _TIMED_CHILD
 
     ballast = bytearray(600 * 2**20)
     ballast[::4096] = b"\1" * len(ballast[::4096])  # resident here

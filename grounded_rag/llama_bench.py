@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bench import QUESTION, _attribution_figures, _relevance_ms, bench_documents, prepared, timed_decode
-from ..config import DecodingConfig
-from .llama_cpp import N_UBATCH, LlamaCppLM, ll
+from .backends.llama_cpp import N_UBATCH, LlamaCppLM, ll
+from .bench import QUESTION, _attribution_figures, _relevance_ms, bench_documents, prepared, timed_decode
+from .config import DecodingConfig
 
-HANDBOOK = Path(__file__).resolve().parents[2] / "cookbook" / "data" / "handbook"
+HANDBOOK = Path(__file__).resolve().parents[1] / "cookbook" / "data" / "handbook"
 HANDBOOK_QUESTION = "Who is the lead of Project Halcyon?"
 
 
@@ -99,8 +99,8 @@ def _speeds(decoder, llm, docs, new_tokens: int, repeats: int) -> tuple[dict[str
 
 def standard_tokens(decoder, prompts: Sequence[Sequence[int]], new_tokens: int) -> list[int]:
     """Our engine's greedy standard decoding of one prompt, never stopping early."""
-    from ..engine import RowInputs, decode
-    from ..methods import get_method
+    from .engine import RowInputs, decode
+    from .methods import get_method
 
     config = DecodingConfig(method="standard", max_new_tokens=new_tokens)
     steps = decode(decoder.model, get_method("standard"), prompts, RowInputs(trust=[1.0]), config, decoder.pad_id)
@@ -150,7 +150,7 @@ def ask_figures(decoder, model: str | None = None) -> dict[str, Any]:
     """A whole ``grounded-rag ask --store`` process on llama.cpp over the cookbook's handbook (ingested first, not
     timed; asked once before, which makes the tokenizer's cache): its seconds and peak resident memory, and the
     bound the peak is held to: the GGUF file, the KV cache of the context the same answer takes here, and 400 MB."""
-    from ..retrieval import ChromaStore
+    from .retrieval import ChromaStore
 
     cli = [sys.executable, "-m", "grounded_rag.cli"]
     model_args = ["--model", model] if model else []
