@@ -75,3 +75,22 @@ def test_the_answerability_signal_table_multiplies_support_by_the_probe_and_cuts
     assert table[0.0]["right_unanswerable"] == 0.5 and table[0.0]["withheld"] == 0.0
     assert table[1.0]["right_unanswerable"] == 1.0 and table[1.0]["withheld"] == 1.0
     assert table[None]["right_wrong"] == 0.5 and list(table) == [*probe.POWERS, None]
+
+
+def test_backend_agreement_matches_rows_by_method_and_id_and_normalises_answers(tmp_path):
+    def run(name, answers):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join(json.dumps({"key": f"{PROTOCOL}|gen|d|{m}|{{}}|{i}", "id": i, "text": t})
+                                  for (m, i), t in answers.items()) + "\n" + json.dumps(
+            {"key": f"{PROTOCOL}|loglik|d|standard|{{}}|x", "id": "x", "text": "not an answer"}))
+        return research("backend_agreement").answers_by_method(path)
+
+    torch_run = run("a", {("standard", "1"): "Paris.", ("standard", "2"): "Rome", ("standard", "3"): "Oslo",
+                          ("cad", "1"): "Paris"})
+    llama_run = run("b", {("standard", "1"): "paris", ("standard", "2"): "Milan", ("standard", "4"): "Bern"})
+    gold = {"1": ["Paris"], "2": ["Rome"], "3": ["Oslo"], "4": ["Bern"]}
+    [row] = research("backend_agreement").agreement(torch_run, llama_run, gold)
+    assert torch_run["standard"].keys() == {"1", "2", "3"}  # the log-likelihood record is no answer
+    assert (row["method"], row["rows"]) == ("standard", 2)  # rows both decoded; cad only in one run
+    assert row["same"][0] == 0.5 and (row["substring_a"], row["substring_b"]) == (1.0, 0.5)
+    assert row["difference"][0] == 0.5
