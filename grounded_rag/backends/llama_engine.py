@@ -16,13 +16,13 @@ from dataclasses import fields, replace
 import numpy as np
 import torch
 
+from ..backend_choice import register_engine, require_torch
 from ..config import DecodingConfig
 from ..engine import Step, _still_decoding, fuse_step, pick, step_masks
 from ..errors import ContextWindowError
 from ..methods import Method
 from ..rows import RowInputs, Rows
 from ..sampling import build_warpers
-from ..backend_choice import register_engine, require_torch
 from .batches import Entries, prefix_tree
 from .llama_cpp import LlamaCppLM, ll
 

@@ -44,8 +44,8 @@ def load_llama(gguf: Path, display: str, key: str, device: torch.device):
 def prepare_tokenizer(model: str | None) -> bool:
     """``grounded-rag prepare``'s part for llama.cpp: where ``model`` is a GGUF file and llama-cpp-python is
     installed, read its tokenizer into the cache now (else the first load does). Returns whether it did."""
-    from ..model_files import gguf_source, is_gguf
     from ..backend_choice import llama_installed
+    from ..model_files import gguf_source, is_gguf
 
     if not (is_gguf(model) and llama_installed()):
         return False
