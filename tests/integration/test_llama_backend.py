@@ -269,9 +269,9 @@ def test_the_bench_reads_the_ask_process_peak_not_its_own():
     tiny = [sys.executable, "-c", "pass"]
     direct = subprocess.Popen(tiny)
     usage = os.wait4(direct.pid, 0)[2]
-    seconds, peak_kb = (float(v) for v in subprocess.run([sys.executable, "-c", _TIMED_CHILD, *tiny],
-                                                          capture_output=True, text=True, check=True).stdout.split())
+    _, peak_kb = (float(v) for v in subprocess.run([sys.executable, "-c", _TIMED_CHILD, *tiny],
+                                                    capture_output=True, text=True, check=True).stdout.split())
     if sys.platform == "linux":  # the pitfall this guards against (Linux keeps the larger high-water mark)
         assert usage.ru_maxrss / 1024 > 500
-    assert peak_kb / 1024 < 100 and seconds > 0
+    assert peak_kb / 1024 < 100  # the launcher's seconds are the bench's figure, not this test's
     del ballast
