@@ -94,3 +94,12 @@ def test_backend_agreement_matches_rows_by_method_and_id_and_normalises_answers(
     assert (row["method"], row["rows"]) == ("standard", 2)  # rows both decoded; cad only in one run
     assert row["same"][0] == 0.5 and (row["substring_a"], row["substring_b"]) == (1.0, 0.5)
     assert row["difference"][0] == 0.5
+
+
+def test_llama_step_cost_times_each_call_after_one_unmeasured_and_undoes_every_call():
+    calls, undone = [], []
+    ms = research("llama_step_cost").median_ms(lambda: calls.append(len(calls)), lambda: undone.append(len(calls)))
+    repeats = research("llama_step_cost").REPEATS
+    assert isinstance(ms, float)
+    assert len(calls) == repeats + 1, "one warm call, then the measured ones"
+    assert undone == list(range(1, repeats + 2)), "each call's cells are removed before the next"
