@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 
 from . import driver, pipeline, planning
 from .config import DecodingConfig
@@ -22,6 +22,9 @@ from .lm import LM
 from .methods import Method, get_method
 from .models import load_model
 from .types import GenerationResult
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 ENGINE_SWITCHES = ("use_cache", "share_prefix", "ragged", "tree")
 

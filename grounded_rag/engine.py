@@ -11,21 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import LogitsProcessorList, PreTrainedModel
+from transformers import LogitsProcessorList
 
 from .backend_choice import engine_on_llama, on_llama
+from .baselines import knn_log_probs
 from .config import DecodingConfig
 from .fusion import log_probs
 from .graphs import GraphPool, StaticStep
-from .baselines import knn_log_probs
 from .methods import EXTRACTIVE, Method, StepFusion, StepInputs
 from .prefill import DecodeState, forward, prefill
 from .rows import RowInputs, Rows, vocab_mask, word_masks
 from .sampling import build_warpers, sample
 from .spans import CopyState
 from .taps import LayerTaps, dola_candidates
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 
 @dataclass

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
-from transformers import PreTrainedModel, StaticCache
+from transformers import StaticCache
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 _ROPE_TYPES = {"default", "linear", "llama3"}  # rotary embeddings that depend on the positions alone
 

@@ -26,14 +26,17 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
-from transformers import PreTrainedModel, StaticCache
+from transformers import StaticCache
 from transformers.cache_utils import StaticLayer
 
 from .fused_step import CompileUnavailable, FusedLlamaStep, supports
 from .prefill import DecodeState, _cache_kwarg
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 GraphMode = Literal["eager", "capture"]
 GRAPH_MODES: tuple[str, ...] = ("eager", "capture")

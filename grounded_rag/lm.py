@@ -4,12 +4,16 @@ context window, where a base model's reply ends, and its CUDA graph pool. One ob
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 
 from .graphs import GraphPool, static_ok
 from .prompts import turn_ends
 from .speedups import small_row_linears
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 
 @dataclass

@@ -21,20 +21,32 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from filelock import FileLock
 from safetensors import SafetensorError
 from tqdm.auto import tqdm
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from .backend_choice import choose_backend
 from .config import DEFAULT_MODEL
 from .config import MODEL_ALIASES as ALIASES
-from .backend_choice import choose_backend
 from .errors import GroundedRAGWarning, ModelLoadError
 from .model_files import (  # noqa: F401 - re-exported: where the loaders and their callers found them
-    PACKAGED, PROBE, PackagedGGUF, cache_dir, check_tokenizer, gguf_source, is_gguf, packaged_gguf_path, sha256_of,
+    PACKAGED,
+    PROBE,
+    PackagedGGUF,
+    cache_dir,
+    check_tokenizer,
+    gguf_source,
+    is_gguf,
+    packaged_gguf_path,
+    sha256_of,
 )
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp: imported where it loads
+    from transformers import PreTrainedModel
 
 
 def default_device() -> torch.device:
@@ -168,6 +180,8 @@ def _convert_gguf(gguf: Path, target: Path, source_sha256: str, full_check: bool
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         check_tokenizer(tokenizer, gguf.name)
         steps.update()
+        from transformers import AutoModelForCausalLM
+
         model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
         steps.update()
         # The weights are already de-quantized; drop the marker that forbids saving them.
@@ -236,6 +250,8 @@ def load_model(
     dtype = dtype or default_dtype(device)
     try:
         tokenizer = AutoTokenizer.from_pretrained(location)
+        from transformers import AutoModelForCausalLM
+
         model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype)
     except (OSError, ValueError, RuntimeError, SafetensorError) as exc:
         known = ", ".join(sorted(PACKAGED))

@@ -14,12 +14,16 @@ import functools
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import DynamicCache, PreTrainedModel
+from transformers import DynamicCache
 
 from .speedups import ReservedLayer, make_cache
 from .taps import LayerTaps
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 
 @dataclass

@@ -15,12 +15,16 @@ above the passage that answers it).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedTokenizerBase
 
 from .prompts import encode, encode_text, render
 from .scoring import continuation_log_probs
 from .types import Document
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 SYSTEM = "You are a helpful assistant."
 INSTRUCTION = "Write a question that this passage answers."

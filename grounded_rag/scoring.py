@@ -4,12 +4,15 @@ log-likelihood), packed like a prefill."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import PreTrainedModel
 
 from .backend_choice import engine_on_llama, on_llama
 from .prefill import pack_runs, prefill
+
+if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp
+    from transformers import PreTrainedModel
 
 
 @torch.inference_mode()

@@ -5,6 +5,8 @@ on llama.cpp's logits) and what holds within a tolerance where llama.cpp's batch
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -59,6 +61,19 @@ def test_the_hf_tokenizer_cuts_text_as_llama_cpp_does(alias):
     prompt = decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=1, **PLAIN).prompts.full  # a chat turn's markers
     plain = plain_layout(decoder.tokenizer)  # no chat template (Gemma 3's base model): the tokenizer adds its BOS
     assert encode(decoder.tokenizer, prompt) == decoder.model.tokenize(prompt, special=True, add_special=plain)
+
+
+def test_an_answer_on_llama_cpp_never_imports_transformers_modeling():
+    """transformers' model classes (2 s and about 120 MB to import) are the torch engine's: an answer on llama.cpp
+    reads only its tokenizer, so a user's first answer does not wait on them."""
+    code = ("import sys; from grounded_rag import GroundedDecoder; "
+            "d = GroundedDecoder.from_pretrained(backend='llama_cpp'); "
+            f"print(d.generate({QUESTION!r}, {DOCUMENTS!r}).text); "
+            "print(sorted(m for m in sys.modules if m in ('transformers.modeling_utils', 'torch.distributed.tensor')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    answer, modules = done.stdout.strip().splitlines()[-2:]
+    assert answer and modules == "[]", done.stdout
 
 
 def test_standard_decoding_equals_llama_cpps_own_greedy_generation(llama):
