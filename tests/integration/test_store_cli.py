@@ -97,22 +97,9 @@ def test_chunking_packs_paragraphs_and_splits_long_ones():
         chunk_text(text, chunk_chars=10)
 
 
-def test_a_query_is_embedded_without_transformers_model_classes():
-    """The query encoder is the packaged BERT's weights in torch's own modules: transformers' model classes (2 s and
-    about 120 MB to import) stay out of `ask --store`, which on llama.cpp needs nothing else of them."""
-    import subprocess
-    import sys
-
-    code = ("import sys; from grounded_rag.encoders import embed_queries; print(len(embed_queries(['a question'])[0])); "
-            "print(sorted(m for m in sys.modules if m in ('transformers.modeling_utils', 'sentence_transformers')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["384", "[]"], done.stdout
-
-
 def test_a_search_embeds_the_query_as_the_ingest_embedded_the_passages(tmp_path):
-    """Searching a store embeds the query through torch alone (no sentence-transformers import in `ask`): the same
-    vectors as sentence-transformers, so the same hits and scores as a search through Chroma's own
+    """Searching a store embeds the query through transformers alone (no sentence-transformers import in `ask`):
+    the same vectors as sentence-transformers, so the same hits and scores as a search through Chroma's own
     embedding function."""
     from grounded_rag.encoders import embed, embed_queries
 
