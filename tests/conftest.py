@@ -45,9 +45,18 @@ def decoder() -> GroundedDecoder:
     return GroundedDecoder.from_pretrained()
 
 
+# The files that take longest in a whole run (test-seconds, `pytest --durations`) go to the workers first: a file's
+# tests stay on one worker (`make test`'s --dist loadfile), so a long file begun last leaves the others idle.
+LONGEST_FIRST = tuple(f"tests/integration/test_{name}.py" for name in (
+    "handbook", "engine", "serving", "methods_and_eval", "attribution", "docs", "cookbook", "safety", "graphs"))
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test outside tests/unit needs the packaged model (or its files): marked ``model``, so that
-    ``pytest -m "not model"`` runs the model-free suite alone."""
+    ``pytest -m "not model"`` runs the model-free suite alone. The longest files first (``LONGEST_FIRST``), every
+    file's tests in their own order."""
     for item in items:
         if "tests/unit/" not in item.path.as_posix():
             item.add_marker(pytest.mark.model)
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONGEST_FIRST)))
