@@ -34,15 +34,7 @@ from .config import DEFAULT_MODEL
 from .config import MODEL_ALIASES as ALIASES
 from .errors import GroundedRAGWarning, ModelLoadError
 from .model_files import (  # noqa: F401 - re-exported: where the loaders and their callers found them
-    PACKAGED,
-    PROBE,
-    PackagedGGUF,
-    cache_dir,
-    check_tokenizer,
-    gguf_source,
-    is_gguf,
-    packaged_gguf_path,
-    sha256_of,
+    PACKAGED, PROBE, PackagedGGUF, cache_dir, check_tokenizer, gguf_source, is_gguf, packaged_gguf_path, sha256_of,
 )
 
 if TYPE_CHECKING:  # transformers' modeling (2 s, 120 MB to import) is not needed on llama.cpp: imported where it loads
