@@ -64,8 +64,12 @@ def test_large_finite_rho_follows_retrieval_stream(decoder):
 ENGINE_ONLY = {"attribute": False}
 
 
-@pytest.mark.parametrize("method", ["grounded", "arithmetic", "cad", "query_only_reference", "coiecd", "cocoa", "dola", "knnlm",
-                                    "grounded_pmi", "grounded_pmi_anchored"])
+# One method per stream layout and per-step state: the retrieval-only reference (grounded), the question-only one
+# (cad; arithmetic, coiecd and cocoa fuse the same two streams), the query-only one, DoLa's layer taps, kNN-LM's
+# hidden states, three streams (grounded_pmi) and the anchored rows; each fuse rule is checked on its own in
+# test_methods_and_eval.py.
+@pytest.mark.parametrize("method", ["grounded", "cad", "query_only_reference", "dola", "knnlm", "grounded_pmi",
+                                    "grounded_pmi_anchored"])
 def test_cached_decoding_equals_recomputation_without_cache(decoder, method):
     cached = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, **ENGINE_ONLY)
     fresh = decoder.generate(QUESTION, DOCUMENTS, method=method, max_new_tokens=N, use_cache=False, **ENGINE_ONLY)
@@ -159,10 +163,10 @@ LEAVING = [  # answers of very different lengths: the short ones end (EOS or the
 ]
 
 
+# The per-question state of every method (its ``needs``): the default's copy state, word breaks and end ids; the
+# question tokens and spans of pmi_words_memory_extract (the pmi_words ablations read a subset of these).
 @pytest.mark.parametrize("method,sampled", [("grounded_pmi_gated", False), ("grounded_pmi_anchored", False),
-                                            ("grounded_contrast", False), ("pmi_words_memory_veto", False),
-                                            ("pmi_words_echo", False), ("pmi_words_memory_swap", False),
-                                            ("pmi_words_memory_extract", False), ("pmi_words_question_anchored", False),
+                                            ("grounded_contrast", False), ("pmi_words_memory_extract", False),
                                             ("knnlm", False), ("dola", False), ("grounded", True)])
 def test_finished_questions_leave_the_batch_and_change_nothing(decoder, method, sampled):
     """A batch whose questions finish at different steps: finished rows are dropped from the decode state

@@ -1,8 +1,10 @@
 """The OpenAI-compatible server on loopback, driven by the real clients (openai, LangChain's ChatOpenAI,
 LlamaIndex's OpenAILike), in one process (uvicorn) and as a Ray Serve deployment on a local Ray.
 
-Every client test runs against both servers; the answers must equal ``GroundedDecoder.generate``
-in this process, token for token (greedy)."""
+Every client test runs against the single-process server; those marked ``@ON_BOTH`` (what Ray's proxy and
+``@serve.batch`` carry: answers, streams, withheld answers, batching, errors) against the Ray deployment too. Both
+serve the same app (``create_app``) over the same worker, so the request's path into the decoder is tested once. The
+answers must equal ``GroundedDecoder.generate`` in this process, token for token (greedy)."""
 
 from __future__ import annotations
 
@@ -57,16 +59,17 @@ def wait_healthy(url: str, timeout: float = 180.0) -> None:
         time.sleep(0.5)
 
 
-@pytest.fixture(scope="module", params=[
-    "local",
-    pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
-                                                 reason="ray is not installed: pip install 'grounded-rag[ray]'")),
-])
+RAY = pytest.param("ray", marks=pytest.mark.skipif(find_spec("ray") is None,
+                                                   reason="ray is not installed: pip install 'grounded-rag[ray]'"))
+ON_BOTH = pytest.mark.parametrize("server", ["local", RAY], indirect=True)  # the single-process server and Ray Serve
+
+
+@pytest.fixture(scope="module")
 def server(request, decoder: GroundedDecoder):
-    """Base URL of a running server: uvicorn in a thread over the shared decoder, or Ray Serve."""
+    """Base URL of a running server: uvicorn in a thread over the shared decoder, or Ray Serve (``@ON_BOTH``)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    if request.param == "local":
+    if getattr(request, "param", "local") == "local":
         import uvicorn
 
         app = create_app(LocalBackend(decoder, ServeSettings(**SETTINGS)), ServeSettings(**SETTINGS))
@@ -179,6 +182,7 @@ def test_special_token_strings_in_any_request_field_stay_plain_text(client, deco
 
 
 # ----------------------------------------------------------------- openai client
+@ON_BOTH
 def test_models_and_health(client, server, decoder):
     assert [m.id for m in client.models.list()] == [decoder.name]
     health = httpx.get(f"{server}/health").json()
@@ -194,6 +198,7 @@ def test_models_and_health(client, server, decoder):
     assert huge.status_code == 413 and "over this server's limit" in huge.json()["error"]["message"]
 
 
+@ON_BOTH
 def test_chat_greedy_equals_in_process_generate(client, decoder):
     want = expected(decoder)
     r = client.chat.completions.create(model=decoder.name, messages=[{"role": "user", "content": QUESTION}],
@@ -281,6 +286,7 @@ def test_system_message_replaces_the_system_prompt(client, decoder):
     assert r.choices[0].message.content == want.text
 
 
+@ON_BOTH
 def test_streaming_chunks_join_to_the_generate_text(client, decoder):
     want = expected(decoder)
     stream = client.chat.completions.create(
@@ -297,6 +303,7 @@ def test_streaming_chunks_join_to_the_generate_text(client, decoder):
     assert chunks[-1].usage.completion_tokens == len(want.token_ids)
 
 
+@ON_BOTH
 def test_an_unsupported_answer_is_withheld_in_the_body_the_headers_and_the_last_chunk(client, server, decoder):
     """A question no passage is about: the server says so as the decoder does, with the support and the flag in
     ``grounding`` (plain and streamed) and in the headers for clients that drop unknown body fields."""
@@ -348,6 +355,7 @@ def test_completions_endpoint_plain_and_streaming(client, decoder):
     assert "".join(pieces) == want.text
 
 
+@ON_BOTH
 def test_raw_sse_format_ends_with_done(server, decoder):
     body = {"model": decoder.name, "messages": [{"role": "user", "content": QUESTION}], "max_tokens": 4,
             "stream": True, "documents": DOCS}
@@ -408,6 +416,7 @@ def test_llamaindex_openai_like(server, decoder):
 
 
 # ----------------------------------------------------------------- batching
+@ON_BOTH
 async def test_concurrent_requests_are_batched_and_equal_one_by_one(server, decoder):
     questions = [QUESTION, "What stands beside the Colosseum?", "What is the capital of France?",
                  "When was the Eiffel Tower moved?"]
@@ -503,6 +512,7 @@ BAD = {
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@ON_BOTH
 def test_bad_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving(server, decoder, stream):
     for name, (fields, status, message) in BAD.items():
         r = httpx.post(f"{server}/v1/chat/completions", json=chat_body(decoder, stream=stream, **fields), timeout=120)
@@ -557,12 +567,10 @@ BODIES_NOT_JSON_OBJECTS = [  # (status, start of the message, body, headers)
 ]
 
 
-def test_oversized_and_trickling_bodies_are_refused_before_parsing(server, decoder, request):
+def test_oversized_and_trickling_bodies_are_refused_before_parsing(server, decoder):
     """A body over the byte limit gets 413 from its Content-Length (or as its bytes arrive, when it declares none);
     one that trickles in past the body timeout gets 408. The server keeps serving. (Ray Serve's own proxy reads
-    bodies before the app does: checked on the single-process server.)"""
-    if request.node.callspec.params.get("server") == "ray":
-        pytest.skip("Ray Serve's proxy buffers the body before the app's limits see it")
+    bodies before the app does: checked on the single-process server only.)"""
     big = b'{"model": "x", "documents": ["' + b"a" * 2_100_000 + b'"]}'
     r = httpx.post(f"{server}/v1/chat/completions", content=big, headers={"content-type": "application/json"})
     assert r.status_code == 413 and "request body" in r.json()["error"]["message"]
