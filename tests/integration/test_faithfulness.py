@@ -66,7 +66,9 @@ def test_the_default_follows_the_relevant_document_beside_a_distractor(capsys):
 def test_the_ablations_score_what_they_measured(decoder, method, extractive, needed):
     """The research ablations (evaluation package), in-process with the CLI's other defaults; what they decode is
     scored, abstention off (this test is about which passage an answer follows, not whether it is shown)."""
-    answers = [(case, decoder.generate(case["question"], docs, method=method, extractive=extractive,
-                                       support_threshold=None).text) for case, docs in _cases()]
+    cases = list(_cases())  # one batch: each answer equals its own decode (test_engine.py)
+    results = decoder.generate_batch([{"question": case["question"], "documents": docs} for case, docs in cases],
+                                     method=method, extractive=extractive, support_threshold=None)
+    answers = [(case, r.text) for (case, _), r in zip(cases, results, strict=True)]
     followed, shown = _followed(answers)
     assert followed >= needed, shown
