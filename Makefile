@@ -48,8 +48,10 @@ demo: setup
 # a file's tests stay on one worker, so its module fixtures (servers, stores) are made once. At most four workers:
 # each holds the model, a store and a notebook kernel (about 2.5 GB).
 # GROUNDED_RAG_REQUIRE_LLAMA: the llama.cpp backend's tests fail, never skip, where setup's build is missing.
+# --no-loadscope-reorder: the files go out in the order tests/conftest.py sets, the longest first (xdist's own order,
+# the most tests first, started the real handbook check last, and the run waited on it).
 test: setup
-	OMP_NUM_THREADS=1 GROUNDED_RAG_REQUIRE_LLAMA=1 $(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
+	OMP_NUM_THREADS=1 GROUNDED_RAG_REQUIRE_LLAMA=1 $(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 bench: setup
 	$(VENV)/bin/grounded-rag bench --json

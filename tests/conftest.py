@@ -46,9 +46,10 @@ def decoder() -> GroundedDecoder:
 
 
 # The files that take longest in a whole run (test-seconds, `pytest --durations`) go to the workers first: a file's
-# tests stay on one worker (`make test`'s --dist loadfile), so a long file begun last leaves the others idle.
+# tests stay on one worker (`make test`'s --dist loadfile, with --no-loadscope-reorder so that xdist keeps this
+# order), so a long file begun last leaves the others idle.
 LONGEST_FIRST = tuple(f"tests/integration/test_{name}.py" for name in (
-    "handbook", "engine", "serving", "methods_and_eval", "attribution", "docs", "cookbook", "safety", "graphs"))
+    "handbook", "engine", "methods_and_eval", "attribution", "cookbook", "docs", "serving", "graphs", "safety"))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,17 +1,23 @@
-"""Clients that hold connections or send too often, against a real server on loopback: a connection that never
-finishes its request head is closed, a slow one cannot stall a normal one, and a client over the rate limit gets
-OpenAI's 429 with Retry-After while /health and other clients still get through."""
+"""Clients that hold connections, send too often or too much, or leave, against a real server on loopback: a
+connection that never finishes its request head is closed, a slow one cannot stall a normal one, a client over the
+rate limit gets OpenAI's 429 with Retry-After while /health and other clients still get through, a full queue answers
+503, a megabyte in any field is refused, and a client that leaves frees the model thread at the next token."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
+import time
 
 import httpx
 import openai
 import pytest
 
+from grounded_rag import DecodingConfig
+
 from ..conftest import DOCUMENTS, QUESTION
-from .test_serving import local_server
+from .test_serving import SETTINGS, chat_body, local_server
 
 GENEROUS_S = 300  # how long a test waits for the server to act: an upper bound, not a timing
 
@@ -132,3 +138,97 @@ def test_a_bug_answers_openais_500_and_the_connection_stays_open():
     finally:
         srv.should_exit = True
         thread.join(timeout=30)
+
+
+def test_a_full_queue_answers_503_and_an_abandoned_request_costs_no_decoding(decoder):
+    """With one request waiting (a long batch window holds it), the next gets 503 with Retry-After at once; a client
+    that gives up while its request waits is dropped before the batch decodes, and the server goes on serving."""
+    with local_server(decoder, batch_window_ms=1000, max_queued=1, max_tokens_limit=64) as (url, backend):
+        async def both():
+            async with httpx.AsyncClient(timeout=60) as http:
+                first = asyncio.ensure_future(http.post(f"{url}/v1/chat/completions", json=chat_body(decoder)))
+                await asyncio.sleep(0.3)  # the first one waits in the batch window
+                second = await http.post(f"{url}/v1/chat/completions", json=chat_body(decoder))
+                return await first, second
+
+        first, second = asyncio.run(both())
+        assert first.status_code == 200
+        assert second.status_code == 503 and second.headers["retry-after"] == "1"
+        assert "1 requests wait for the model, this server's limit (max_queued)" in second.json()["error"]["message"]
+
+        decoded = backend.worker.stats["batched_requests"]
+        with pytest.raises(httpx.ReadTimeout):  # gives up inside the batch window
+            httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=0.4)
+        time.sleep(2.0)  # the window closes; the batcher finds the request abandoned
+        assert backend.worker.stats["batched_requests"] == decoded, "an abandoned request was decoded"
+        ok = httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+        assert ok.status_code == 200 and backend.worker.stats["batched_requests"] == decoded + 1
+
+
+def test_an_abandoned_stream_whose_answer_is_held_stops_decoding(decoder):
+    """With abstention on (the default) a streamed answer is held until it is known to stand, so nothing is sent
+    while it decodes; a client that leaves then must still free the model thread at the next token, not after
+    max_tokens of decoding that nobody reads."""
+    question, documents, limit = "Write a long story about the tower.", ["The tower is in Rome. " * 20], 60
+    alone = decoder.generate(question, documents, config=DecodingConfig(max_new_tokens=limit))
+    assert alone.finish_reason == "length" and not alone.abstained  # unread, it would decode all 60 tokens
+    forwards = []
+    hook = decoder.model.register_forward_hook(lambda *_: forwards.append(1))
+    try:
+        with local_server(decoder) as (url, _):
+            body = {"model": decoder.name, "stream": True, "max_tokens": limit, "documents": documents,
+                    "messages": [{"role": "user", "content": question}]}
+            with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=120) as r:
+                assert r.status_code == 200 and next(r.iter_lines()).startswith("data:")
+            seen = -1
+            while seen != len(forwards):  # until the model thread has stopped
+                seen = len(forwards)
+                time.sleep(2.0)
+            assert len(forwards) < limit // 2, f"{len(forwards)} forward passes after the client left"
+            ok = httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+            assert ok.status_code == 200
+    finally:
+        hook.remove()
+
+
+def test_a_request_abandoned_while_it_decodes_leaves_the_batch(decoder):
+    """A non-streamed request whose client leaves mid-decode stops decoding at the next token (its row leaves the
+    batch), instead of holding the model thread for max_tokens nobody will read."""
+    import http.client
+
+    question, documents, limit = "Write a long story about the tower.", ["The tower is in Rome. " * 20], 60
+    forwards = []
+    hook = decoder.model.register_forward_hook(lambda *_: forwards.append(1))
+    try:
+        with local_server(decoder) as (url, _):
+            body = json.dumps({"model": decoder.name, "max_tokens": limit, "documents": documents,
+                               "decoding": {"support_threshold": None},
+                               "messages": [{"role": "user", "content": question}]})
+            conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=120)
+            conn.request("POST", "/v1/chat/completions", body=body, headers={"content-type": "application/json"})
+            deadline = time.monotonic() + 300
+            while len(forwards) < 10 and time.monotonic() < deadline:  # prefill done, a few tokens decoded
+                time.sleep(0.05)
+            conn.sock.close()
+            seen = -1
+            while seen != len(forwards):  # until the model thread has stopped
+                seen = len(forwards)
+                time.sleep(2.0)
+            assert len(forwards) < limit // 2 + 10, f"{len(forwards)} forward passes; the full answer takes {limit}+"
+            ok = httpx.post(f"{url}/v1/chat/completions", json=chat_body(decoder), timeout=120)
+            assert ok.status_code == 200
+    finally:
+        hook.remove()
+
+
+def test_a_megabyte_in_any_field_is_refused_beside_a_normal_request(decoder):
+    """The load test's hostile phase: 1 MB of text in the system message, the question, a document, a title, the
+    metadata or the stop strings, sent at once beside a normal request: each refused with 413, the normal request
+    answered exactly as alone (its timings are the load test's report, not asserted here)."""
+    from grounded_rag.serving.loadtest import _hostile, make_requests
+
+    with local_server(decoder, **SETTINGS) as (url, _):
+        report = asyncio.run(_hostile(url, decoder.name, make_requests(1)[0], 4))
+    assert report["normal_answer_unchanged"], report
+    assert {k: v["status"] for k, v in report["refused"].items()} == dict.fromkeys(
+        ["system message", "question", "document", "title", "metadata", "stop strings"], 413), report

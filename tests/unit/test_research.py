@@ -103,3 +103,12 @@ def test_llama_step_cost_times_each_call_after_one_unmeasured_and_undoes_every_c
     assert isinstance(ms, float)
     assert len(calls) == repeats + 1, "one warm call, then the measured ones"
     assert undone == list(range(1, repeats + 2)), "each call's cells are removed before the next"
+
+
+def test_backend_answer_time_asks_validation_questions_only():
+    """The whole-answer timing reads the real handbook's validation questions: the test half stays unseen."""
+    script = research("backend_answer_time")
+    rows = [json.loads(line) for line in script.QUESTIONS.read_text(encoding="utf-8").splitlines() if line]
+    asked = script.validation_questions(6)
+    assert len(asked) == 6 and len(script.validation_questions(1000)) == sum(r["split"] == "validation" for r in rows)
+    assert not set(asked) & {r["question"] for r in rows if r["split"] == "test"}
