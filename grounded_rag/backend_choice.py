@@ -52,8 +52,9 @@ def llama_installed() -> bool:
 
 def choose_backend(backend: str | None, gguf: bool, device: torch.device) -> str:
     """The backend a load runs on: ``auto`` is llama.cpp for a GGUF file on a CPU where llama-cpp-python is installed
-    (several times faster there, and no de-quantized copy), torch elsewhere. ``GROUNDED_RAG_BACKEND`` (torch or
-    llama_cpp) sets what ``auto`` means for every surface that loads a model, the framework wrappers included."""
+    (no de-quantized copy, and a fraction of torch's time per new token; docs/backends.md on a whole answer), torch
+    elsewhere. ``GROUNDED_RAG_BACKEND`` (torch or llama_cpp) sets what ``auto`` means for every surface that loads a
+    model, the framework wrappers included."""
     backend = backend or "auto"
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
