@@ -3,8 +3,8 @@ LlamaIndex's OpenAILike), in one process (uvicorn) and as a Ray Serve deployment
 
 Every client test runs against the single-process server; those marked ``@ON_BOTH`` (what Ray's proxy and
 ``@serve.batch`` carry: answers, streams, withheld answers, batching, errors) against the Ray deployment too. Both
-serve the same app (``create_app``) over the same worker, so the request's path into the decoder is tested once. The
-answers must equal ``GroundedDecoder.generate`` in this process, token for token (greedy)."""
+serve the same app (``create_app``) over the same worker: how a request's fields reach the decoder is checked once,
+on the single-process server. The answers must equal ``GroundedDecoder.generate`` in this process, token for token (greedy)."""
 
 from __future__ import annotations
 
