@@ -8,13 +8,19 @@ of one sequence, the last one's logits, as a prompt's end; ``every_row``: the sa
 k sequences sharing the prompt, one token and its logits each, as a step of k streams), medians of repeated calls in
 one context; ``engine`` gives, per method, a step's mean milliseconds in llama_decode and in the fusion over an
 answer of 32 tokens. docs/backends.md cites it. Run it on an idle machine: the figures are ratios within one run.
+
+``--requantize Q4_0`` (or ``Q8_0``) measures a copy of the model re-quantized to that type by llama.cpp's own
+``llama_model_quantize`` (into a temporary folder): the types llama.cpp has batched x86 kernels for, to tell what the
+packaged file's type costs from what the model's size costs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -101,15 +107,47 @@ def engine_costs(decoder: GroundedDecoder, methods: list[str]) -> dict[str, dict
     return out
 
 
+REQUANTIZE = ("Q4_0", "Q8_0")
+
+
+def requantized(model: str | None, kind: str, folder: str) -> str:
+    """A copy of ``model``'s GGUF file re-quantized to ``kind`` in ``folder`` (llama.cpp's own quantizer)."""
+    import llama_cpp
+
+    from grounded_rag.model_files import gguf_source
+
+    source = gguf_source(model)
+    if source is None:
+        raise SystemExit(f"--requantize needs a GGUF model, not {model!r}")
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{kind}")
+    params.allow_requantize = True
+    out = f"{folder}/model.{kind}.gguf"
+    if llama_cpp.llama_model_quantize(str(source[0]).encode(), out.encode(), params) != 0:
+        raise SystemExit(f"llama.cpp could not re-quantize {source[0]} to {kind}")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="a packaged alias or a .gguf file (default: the packaged model)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--requantize", choices=REQUANTIZE, default=None,
+                        help="measure a copy of the model re-quantized to this type")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)  # the engine's llama.cpp threads follow torch's
-    decoder = GroundedDecoder.from_pretrained(args.model, backend="llama_cpp")
+    with tempfile.TemporaryDirectory() as folder:
+        model = args.model
+        if args.requantize:
+            model = requantized(args.model, args.requantize, folder)
+            os.environ["GROUNDED_RAG_CACHE"] = folder  # the copy's tokenizer goes with it, not into the user's cache
+        measure(model, args.threads)
+
+
+def measure(model: str | None, threads: int) -> None:
+    decoder = GroundedDecoder.from_pretrained(model, backend="llama_cpp")
     prompt = decoder.model.tokenize(" ".join(PASSAGES) * 3)[:700]
-    print(json.dumps({"model": decoder.model.description, "threads": args.threads, "prompt_tokens": len(prompt),
+    print(json.dumps({"model": decoder.model.description, "threads": threads, "prompt_tokens": len(prompt),
                       "forward": forward_costs(decoder.model, prompt),
                       "engine": engine_costs(decoder, ["standard", "grounded_contrast"])}, indent=1))
 

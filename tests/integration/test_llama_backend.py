@@ -290,3 +290,15 @@ def test_the_bench_reads_the_ask_process_peak_not_its_own():
         assert usage.ru_maxrss / 1024 > 500
     assert peak_kb / 1024 < 100  # the launcher's seconds are the bench's figure, not this test's
     del ballast
+
+
+def test_the_step_cost_study_requantizes_with_llama_cpps_own_quantizer(tmp_path, monkeypatch):
+    """cookbook/research/llama_step_cost.py --requantize: a copy of the packaged file in a type llama.cpp has batched
+    x86 kernels for, which loads and answers (docs/backends.md compares its step costs with the packaged type's)."""
+    from ..unit.cookbook import research
+
+    monkeypatch.setenv("GROUNDED_RAG_CACHE", str(tmp_path / "cache"))
+    copy = research("llama_step_cost").requantized(None, "Q4_0", str(tmp_path))
+    decoder = GroundedDecoder.from_pretrained(copy, backend="llama_cpp")
+    assert "Q4_0" in decoder.model.description and "Q4_0" not in gguf_source()[0].name
+    assert decoder.generate(QUESTION, DOCUMENTS, max_new_tokens=4, **PLAIN).text
