@@ -2,6 +2,10 @@
 
 from typing import TYPE_CHECKING, Any
 
+from .process import short_thread_waits
+
+short_thread_waits()  # before anything imports torch: OpenMP reads it once, when it starts
+
 from .config import DecodingConfig
 from .errors import ConfigError, ContextWindowError, GroundedRAGError, GroundedRAGWarning, InputError, ModelLoadError
 from .trust import calibrate_bias, calibrate_bias_from_retrievals, normalize_scores, retrieval_trust

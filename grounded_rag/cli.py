@@ -12,7 +12,7 @@ from typing import get_args
 
 from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
-from .menu import DEPRECATED_METHODS, MethodName
+from .menu import DEFAULT_METHOD, DEPRECATED_METHODS, MethodName
 from .process import end_by_sigint, skip_final_collection, startup
 
 
@@ -182,6 +182,16 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _second_looks_that_failed(ns: argparse.Namespace, result) -> list[str]:
+    """The second looks asked for (--insist, --quote) that ran on a withheld answer and found nothing to show: said,
+    so a flag that changed nothing is not mistaken for one that was ignored. --insist takes the passages at their word,
+    which only the default's rule does (Document.trusted); an extractive answer gets neither."""
+    if not result.abstained or result.unsupported_answer is None or ns.extractive:
+        return []
+    asked = (("--insist", ns.insist and ns.method == DEFAULT_METHOD), ("--quote", ns.quote))
+    return [name for name, tried in asked if tried]
+
+
 def _print_answer(ns: argparse.Namespace, result) -> None:
     from .display import sources_text
     from .result_view import terminal_text
@@ -192,6 +202,9 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
     if ns.no_sources and result.insisted:
         print("(a second look taking the passages at their word: the answer rested on no passage about the question)",
               file=sys.stderr)
+    tried = _second_looks_that_failed(ns, result)
+    if tried:
+        print(f"({' and '.join(tried)}: tried, nothing to show; the answer stays withheld)", file=sys.stderr)
     if not ns.no_sources:
         print()
         print(sources_text(result))

@@ -271,3 +271,15 @@ def test_ask_insist_prints_the_second_look_and_the_answer_it_replaced(capsys):
     assert main(["ask", question, "--doc", docs[0], "--insist", "--no-sources", "--max-new-tokens", "24"]) == 0
     said = capsys.readouterr()
     assert "Gauguin" in said.out and "Sources" not in said.out and "a second look" in said.err
+
+
+def test_ask_quote_that_finds_nothing_to_show_says_it_tried(capsys):
+    """A flag that changed nothing is not mistaken for one that was ignored: the quote of this case only restates the
+    question, so the answer stays withheld, and ask says the quote was tried."""
+    question, docs = RED_PLANET
+    assert main(["ask", question, "--doc", docs[0], "--quote", "--all-documents", "--max-new-tokens", "24"]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("The documents do not say.") and "withheld answer:" in said.out, said.out
+    assert "(--quote: tried, nothing to show; the answer stays withheld)" in said.err, said.err
+    assert main(["ask", question, "--doc", docs[0], "--all-documents", "--max-new-tokens", "24"]) == 0
+    assert "tried" not in capsys.readouterr().err, "nothing asked for, nothing said"

@@ -47,3 +47,27 @@ def test_startup_keeps_a_collector_that_was_off_off():
     with _startup(own_process=True):
         pass
     assert not gc.isenabled()
+
+
+def _waits_after(code: str, **env: str) -> tuple[str, str]:
+    """(OMP_WAIT_POLICY, GOMP_SPINCOUNT) as a fresh process sees them after ``code`` (none of the user's before)."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")} | env
+    show = "\nimport os; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
+    return tuple(subprocess.run([sys.executable, "-c", code + show], env=clean, capture_output=True, text=True,
+                                check=True).stdout.split())
+
+
+def test_importing_the_package_has_openmps_idle_threads_spin_briefly_unless_the_user_or_torch_chose_first():
+    """A long spin holds a core another process wants: beside one busy process an answer took several times as long;
+    no spin at all slows an idle machine (cookbook/research/busy_machine.py). OpenMP reads it once, when it starts."""
+    from grounded_rag.process import SHORT_SPIN
+
+    assert _waits_after("import grounded_rag") == ("None", SHORT_SPIN)
+    assert _waits_after("import grounded_rag, torch\nassert torch.get_num_threads() >= 1") == ("None", SHORT_SPIN)
+    assert _waits_after("import grounded_rag", OMP_WAIT_POLICY="PASSIVE") == ("PASSIVE", "None"), "the user's stays"
+    assert _waits_after("import grounded_rag", GOMP_SPINCOUNT="INFINITY") == ("None", "INFINITY")
+    assert _waits_after("import torch\nimport grounded_rag") == ("None", "None"), "too late to matter: left alone"

@@ -112,3 +112,15 @@ def test_backend_answer_time_asks_validation_questions_only():
     asked = script.validation_questions(6)
     assert len(asked) == 6 and len(script.validation_questions(1000)) == sum(r["split"] == "validation" for r in rows)
     assert not set(asked) & {r["question"] for r in rows if r["split"] == "test"}
+
+
+def test_busy_machine_reports_a_process_past_its_timeout_and_ends_the_busy_ones(monkeypatch):
+    """A spinning answer can take many minutes beside a busy process: the study records that as past its timeout
+    (null), and the busy processes it started end with the run (``timed`` waits for each after killing it)."""
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    monkeypatch.setenv("GOMP_SPINCOUNT", "INFINITY")
+    script = research("busy_machine")
+    for policy in ("spin", "short spin"):  # each gets the wait its import order gives
+        assert not set(script.WAITS) & set(script.child_env(policy))
+    assert script.child_env("passive")["OMP_WAIT_POLICY"] == "PASSIVE" and "GOMP_SPINCOUNT" not in script.child_env("passive")
+    assert script.timed("passive", "torch", 1, busy=2, timeout=0.5) == {"median_s": None, "over_s": 0.5}
