@@ -91,16 +91,6 @@ def _argv_text(value: str, what: str) -> None:
         ) from None
 
 
-def format_trace(result) -> str:
-    """A readable per-token table: token, c_t, rho_t, eta_t, p_full, p_ref, q."""
-    rows = [f"{'token':<18}{'JS c_t':>8}{'rho_t':>8}{'eta_t':>8}{'p_full':>8}{'p_ref':>8}{'q':>8}"]
-    for s in result.trace:
-        c = "-" if s.conflict is None else f"{s.conflict:.3f}"
-        pr = "-" if s.p_ref is None else f"{s.p_ref:.3f}"
-        rows.append(f"{s.token!r:<18}{c:>8}{s.rho:>8.3f}{s.eta:>8.3f}{s.p_full:>8.3f}{pr:>8}{s.q:>8.3f}")
-    return "\n".join(rows)
-
-
 def _ask_documents(ns: argparse.Namespace) -> tuple[list, list[float] | None]:
     """The --doc passages and --score values, checked (a store's passages are retrieved later, by whoever answers)."""
     from .inputs import visible
@@ -182,18 +172,8 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _second_looks_that_failed(ns: argparse.Namespace, result) -> list[str]:
-    """The second looks asked for (--insist, --quote) that ran on a withheld answer and found nothing to show: said,
-    so a flag that changed nothing is not mistaken for one that was ignored. --insist takes the passages at their word,
-    which only the default's rule does (Document.trusted); an extractive answer gets neither."""
-    if not result.abstained or result.unsupported_answer is None or ns.extractive:
-        return []
-    asked = (("--insist", ns.insist and ns.method == DEFAULT_METHOD), ("--quote", ns.quote))
-    return [name for name, tried in asked if tried]
-
-
 def _print_answer(ns: argparse.Namespace, result) -> None:
-    from .display import sources_text
+    from .display import format_trace, second_looks_note, sources_text
     from .result_view import terminal_text
 
     print(terminal_text(result.text, newlines=True))
@@ -202,9 +182,10 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
     if ns.no_sources and result.insisted:
         print("(a second look taking the passages at their word: the answer rested on no passage about the question)",
               file=sys.stderr)
-    tried = _second_looks_that_failed(ns, result)
-    if tried:
-        print(f"({' and '.join(tried)}: tried, nothing to show; the answer stays withheld)", file=sys.stderr)
+    note = second_looks_note(result, insist=ns.insist and ns.method == DEFAULT_METHOD and not ns.extractive,
+                             quote=ns.quote and not ns.extractive)
+    if note:
+        print(note, file=sys.stderr)
     if not ns.no_sources:
         print()
         print(sources_text(result))

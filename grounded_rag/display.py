@@ -1,6 +1,6 @@
 """A result shown in a terminal (``grounded-rag ask``): the passages it rests on with the supporting spans, its
-support, any passage that answers otherwise, and what screening withheld. The notebook's HTML view lives in
-grounded_rag.result_view."""
+support, any passage that answers otherwise, what screening withheld, the second looks that found nothing, and the
+per-token trace. The notebook's HTML view lives in grounded_rag.result_view."""
 
 from __future__ import annotations
 
@@ -89,3 +89,23 @@ def _withheld_lines(result: GenerationResult, width: int) -> list[str]:
         lines.append(textwrap.fill(f'{where} ({rule}): "{text}"', width, initial_indent="  ",
                                    subsequent_indent="    "))
     return lines
+
+
+def format_trace(result) -> str:
+    """A readable per-token table: token, c_t, rho_t, eta_t, p_full, p_ref, q."""
+    rows = [f"{'token':<18}{'JS c_t':>8}{'rho_t':>8}{'eta_t':>8}{'p_full':>8}{'p_ref':>8}{'q':>8}"]
+    for s in result.trace:
+        c = "-" if s.conflict is None else f"{s.conflict:.3f}"
+        pr = "-" if s.p_ref is None else f"{s.p_ref:.3f}"
+        rows.append(f"{s.token!r:<18}{c:>8}{s.rho:>8.3f}{s.eta:>8.3f}{s.p_full:>8.3f}{pr:>8}{s.q:>8.3f}")
+    return "\n".join(rows)
+
+
+def second_looks_note(result: GenerationResult, insist: bool, quote: bool) -> str | None:
+    """What ``ask`` says where the second looks it asked for (``insist``, ``quote``: asked, and able to run for this
+    method) ran on a withheld answer and found nothing to show, so a flag that changed nothing is not mistaken for
+    one that was ignored; None elsewhere."""
+    if not result.abstained or result.unsupported_answer is None:
+        return None
+    tried = [flag for flag, asked in (("--insist", insist), ("--quote", quote)) if asked]
+    return f"({' and '.join(tried)}: tried, nothing to show; the answer stays withheld)" if tried else None
