@@ -22,7 +22,7 @@ def short_thread_waits() -> None:
     first). torch's operators and llama.cpp's graph each run as a team of threads, and by default a team's idle
     threads spin some 300,000 rounds between parallel regions: where another process wants a core (a busy laptop, a
     shared server or CI machine), a spinning thread holds it, each operator waits for the team member it pushed off,
-    and an answer took several times as long; asleep at once (``OMP_WAIT_POLICY=PASSIVE``), every operator pays for
+    and an answer took far longer; asleep at once (``OMP_WAIT_POLICY=PASSIVE``), every operator pays for
     waking its team, on an idle machine too. A short spin catches the next operator and yields a wanted core
     (docs/speed.md, "A busy machine"). OpenMP reads it once, when it starts: so it is set on importing the package."""
     if not set(WAITS) & set(os.environ) and "torch" not in sys.modules and "llama_cpp" not in sys.modules:

@@ -62,7 +62,7 @@ def _waits_after(code: str, **env: str) -> tuple[str, str]:
 
 
 def test_importing_the_package_has_openmps_idle_threads_spin_briefly_unless_the_user_or_torch_chose_first():
-    """A long spin holds a core another process wants: beside one busy process an answer took several times as long;
+    """A long spin holds a core another process wants: beside a busy process an answer took far longer;
     no spin at all slows an idle machine (cookbook/research/busy_machine.py). OpenMP reads it once, when it starts."""
     from grounded_rag.process import SHORT_SPIN
 
