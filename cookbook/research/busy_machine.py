@@ -23,6 +23,8 @@ import os
 import subprocess
 import sys
 
+from grounded_rag.process import WAITS
+
 POLICIES = ("spin", "short spin", "passive")
 
 CHILD = r"""
@@ -49,9 +51,6 @@ print(json.dumps({"median_s": round(statistics.median(seconds), 2), "threads": t
 """
 
 BUSY = "while True:\n    pass"
-
-
-WAITS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
 def child_env(policy: str) -> dict[str, str]:

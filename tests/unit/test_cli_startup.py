@@ -55,7 +55,9 @@ def _waits_after(code: str, **env: str) -> tuple[str, str]:
     import subprocess
     import sys
 
-    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")} | env
+    from grounded_rag.process import WAITS
+
+    clean = {k: v for k, v in os.environ.items() if k not in WAITS} | env
     show = "\nimport os; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
     return tuple(subprocess.run([sys.executable, "-c", code + show], env=clean, capture_output=True, text=True,
                                 check=True).stdout.split())
