@@ -12,7 +12,7 @@ from typing import get_args
 
 from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
-from .menu import DEFAULT_METHOD, DEPRECATED_METHODS, MethodName
+from .menu import DEPRECATED_METHODS, MethodName
 from .process import end_by_sigint, skip_final_collection, startup
 
 
@@ -182,8 +182,7 @@ def _print_answer(ns: argparse.Namespace, result) -> None:
     if ns.no_sources and result.insisted:
         print("(a second look taking the passages at their word: the answer rested on no passage about the question)",
               file=sys.stderr)
-    note = second_looks_note(result, insist=ns.insist and ns.method == DEFAULT_METHOD and not ns.extractive,
-                             quote=ns.quote and not ns.extractive)
+    note = second_looks_note(result)
     if note:
         print(note, file=sys.stderr)
     if not ns.no_sources:

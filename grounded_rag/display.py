@@ -101,11 +101,10 @@ def format_trace(result) -> str:
     return "\n".join(rows)
 
 
-def second_looks_note(result: GenerationResult, insist: bool, quote: bool) -> str | None:
-    """What ``ask`` says where the second looks it asked for (``insist``, ``quote``: asked, and able to run for this
-    method) ran on a withheld answer and found nothing to show, so a flag that changed nothing is not mistaken for
-    one that was ignored; None elsewhere."""
-    if not result.abstained or result.unsupported_answer is None:
+def second_looks_note(result: GenerationResult) -> str | None:
+    """What ``ask`` says where second looks (``--insist``, ``--quote``) ran on a withheld answer and found nothing to
+    show, so a flag that changed nothing is not mistaken for one that was ignored; None elsewhere."""
+    if not result.abstained or not result.second_looks:
         return None
-    tried = [flag for flag, asked in (("--insist", insist), ("--quote", quote)) if asked]
-    return f"({' and '.join(tried)}: tried, nothing to show; the answer stays withheld)" if tried else None
+    tried = " and ".join(f"--{look}" for look in result.second_looks)
+    return f"({tried}: tried, nothing to show; the answer stays withheld)"

@@ -18,7 +18,7 @@ from .methods import Method
 from .outcome import abstains, judged, results, taken_at_word
 from .planning import RelevanceScores, plan, question_gains
 from .support import says_more_than, support_of
-from .types import GenerationResult
+from .types import SHOWN_AS, GenerationResult, SecondLook
 
 
 def answer_requests(lm: LM, relevance: RelevanceScores, requests: Sequence[Mapping[str, Any]],
@@ -101,23 +101,24 @@ def second_looks(lm: LM, requests: Sequence[Request], shown: list[GenerationResu
         # the screened prompts stay; only the rule changes: the trusted documents' contrast, the question gate off
         insisting = config.override(trusted_beta=config.insist_beta)
         threshold = max(INSIST_THRESHOLD, config.support_threshold or 0.0)
-        shown = second_look(lm, requests, shown, insisting, method, gains, threshold, "insisted", trusted=True,
+        shown = second_look(lm, requests, shown, insisting, method, gains, threshold, "insist", trusted=True,
                             **engine)
     if config.quote_threshold is not None:
         quoting = config.override(extractive=True,
                                   support_threshold=max(config.quote_threshold, config.support_threshold or 0.0))
-        shown = second_look(lm, requests, shown, quoting, method, gains, quoting.support_threshold or 0.0, "quoted",
+        shown = second_look(lm, requests, shown, quoting, method, gains, quoting.support_threshold or 0.0, "quote",
                             **engine)
     return shown
 
 
 def second_look(lm: LM, requests: Sequence[Request], shown: list[GenerationResult], retry: DecodingConfig,
-                method: Method, gains: Sequence[Sequence[float]], threshold: float, mark: str, trusted: bool = False,
-                **engine: Any) -> list[GenerationResult]:
+                method: Method, gains: Sequence[Sequence[float]], threshold: float, look: SecondLook,
+                trusted: bool = False, **engine: Any) -> list[GenerationResult]:
     """The withheld answers decoded again under ``retry`` (``trusted``: as if the caller had written their passages),
     each shown where it reaches ``threshold`` and tells more than the question (a quote that restates the question,
-    "The Red Planet" for "Which planet is known as the Red Planet?", tells nothing); ``mark`` names the result's
-    field that says so, and ``unsupported_answer`` keeps the first answer."""
+    "The Red Planet" for "Which planet is known as the Red Planet?", tells nothing); ``look`` is recorded in every
+    redone result's ``second_looks``, and a shown one is marked (``insisted``, ``quoted``), its
+    ``unsupported_answer`` the first answer."""
     redo = [i for i, res in enumerate(shown) if res.abstained and res.unsupported_answer is not None]
     if not redo:
         return shown
@@ -125,10 +126,14 @@ def second_look(lm: LM, requests: Sequence[Request], shown: list[GenerationResul
     seconds = results(lm, decoded(lm, again, retry, method, **engine), method, retry, [gains[i] for i in redo])
     out = list(shown)
     for i, second in zip(redo, seconds):
+        looks = [*shown[i].second_looks, look]
         cut = second.finish_reason == "length"
         if (not second.abstained and second.support is not None and second.support >= threshold
                 and says_more_than(requests[i].question, second.text, cut)):
-            out[i] = second.model_copy(update={mark: True, "unsupported_answer": shown[i].unsupported_answer})
+            out[i] = second.model_copy(update={SHOWN_AS[look]: True, "second_looks": looks,
+                                               "unsupported_answer": shown[i].unsupported_answer})
+        else:
+            out[i] = shown[i].model_copy(update={"second_looks": looks})
     return out
 
 

@@ -115,6 +115,10 @@ class Conflict(BaseModel):
     support: float = Field(description="that answer's support (0-1), read from this passage alone")
 
 
+SecondLook = Literal["insist", "quote"]
+SHOWN_AS: dict[str, str] = {"insist": "insisted", "quote": "quoted"}  # the result's field marking an answer a look found
+
+
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."
 
 
@@ -124,7 +128,7 @@ def no_documents_metadata() -> dict[str, Any]:
     reads it the same way either way; ``fallback`` says why."""
     return {"trust": 0.0, "trust_source": None, "method": None, "finish_reason": None, "citations": [],
             "cited_documents": [], "cited_document_ids": [], "support": None, "abstained": False,
-            "unsupported_answer": None, "quoted": False, "insisted": False, "trace_summary": None,
+            "unsupported_answer": None, "quoted": False, "insisted": False, "second_looks": [], "trace_summary": None,
             "dropped_documents": 0, "irrelevant_documents": 0, "withheld": [], "document_numbers": [],
             "conflict": False, "conflicts": [],
             "fallback": "no documents retrieved: answer not grounded"}
@@ -171,6 +175,9 @@ class GenerationResult(BaseModel):
                          "a verbatim span of a passage that does (DecodingConfig.quote_threshold)")
     insisted: bool = Field(False, description="the free answer rested on no passage about the question, and this text "
                            "was decoded again taking the passages at their word (DecodingConfig.insist_beta)")
+    second_looks: list[SecondLook] = Field(
+        default_factory=list, description="the second looks that decoded the withheld answer again, in order "
+        "('insist': DecodingConfig.insist_beta, 'quote': quote_threshold), whether or not one found an answer to show")
     conflicts: list[Conflict] = Field(
         default_factory=list, description="kept passages that, asked alone, answer otherwise: the documents disagree "
         "(DecodingConfig.check_conflicts); each is also cited, and the support is shared with their answers")
@@ -206,6 +213,7 @@ class GenerationResult(BaseModel):
             "unsupported_answer": self.unsupported_answer,
             "quoted": self.quoted,
             "insisted": self.insisted,
+            "second_looks": list(self.second_looks),
             "trace_summary": self.trace_summary(),
             "dropped_documents": len(self.dropped_documents),
             "irrelevant_documents": len(self.irrelevant_documents),

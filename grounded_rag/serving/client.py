@@ -144,6 +144,7 @@ class GroundedClient:
             citations=[Citation(**c) for c in grounding["citations"]], support=grounding["support"],
             abstained=grounding["abstained"], unsupported_answer=grounding["unsupported_answer"],
             quoted=grounding.get("quoted", False), insisted=grounding.get("insisted", False),
+            second_looks=grounding.get("second_looks", []),
             conflicts=[Conflict(**c) for c in grounding.get("conflicts", [])],
         )
 

@@ -343,6 +343,7 @@ def test_a_second_look_in_place_of_a_withheld_answer_comes_back_marked(client, d
     assert raw.headers[f"x-grounding-{mark}"] == "true" and raw.headers["x-grounding-abstained"] == "false"
     assert got.choices[0].message.content == want.text
     assert (g[mark], g["unsupported_answer"], g["abstained"]) == (True, want.unsupported_answer, False)
+    assert g["second_looks"] == want.second_looks == [{"quoted": "quote", "insisted": "insist"}[mark]]
 
 
 def test_completions_endpoint_plain_and_streaming(client, decoder):

@@ -243,3 +243,19 @@ def test_a_pipeline_that_retrieved_nothing_reports_every_metadata_key():
                               finish_reason="eos", prompts=Prompts(full="p"), documents=[Document(text="a")])
     empty = no_documents_metadata()
     assert result.metadata().keys() <= empty.keys() and empty["trust"] == 0.0 and empty["citations"] == []
+
+
+def test_ask_says_which_second_looks_ran_on_an_answer_that_stays_withheld():
+    """``ask``'s note reads the result's own record of the looks that ran (GenerationResult.second_looks), so it
+    says nothing where none ran (a method without --insist's rule, an extractive answer) and names both where both
+    did."""
+    from grounded_rag.display import second_looks_note
+
+    base = dict(token_ids=[], trace=[], trust=1.0, trust_source="scores", method="grounded_contrast",
+                prompts=Prompts(full="p"), documents=[Document(text="a")])
+    withheld = GenerationResult(text="The documents do not say.", finish_reason="abstain", abstained=True,
+                                unsupported_answer="Mars", second_looks=["insist", "quote"], **base)
+    assert second_looks_note(withheld) == "(--insist and --quote: tried, nothing to show; the answer stays withheld)"
+    assert second_looks_note(withheld.model_copy(update={"second_looks": []})) is None
+    shown = withheld.model_copy(update={"abstained": False, "quoted": True, "text": "Mars"})
+    assert second_looks_note(shown) is None and shown.metadata()["second_looks"] == ["insist", "quote"]
