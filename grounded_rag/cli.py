@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import get_args
 
-from .config import INSIST_BETA, QUOTE_THRESHOLD, DecodingConfig, settings_fields
+from .config import INSIST_BETA, QUOTE_THRESHOLD, READ_TIMEOUT_S, DecodingConfig, settings_fields
 from .errors import GroundedRAGError, InputError
 from .menu import DEPRECATED_METHODS, MethodName
 from .process import end_by_sigint, skip_final_collection, startup
@@ -162,7 +162,10 @@ def cmd_ask(ns: argparse.Namespace) -> int:
     if not ns.local:
         from .serving.discovery import find_server
 
-        server = find_server(ns.server, ns.model, ns.store, note=lambda text: print(text, file=sys.stderr))
+        if not 0 < ns.timeout < float("inf"):
+            raise InputError(f"--timeout must be a positive number of seconds, not {ns.timeout:g}")
+        server = find_server(ns.server, ns.model, ns.store, note=lambda text: print(text, file=sys.stderr),
+                             timeout=ns.timeout)
     if server is not None:  # a running `grounded-rag serve` of the same model (and store) answers
         result = server.generate(ns.question, documents, scores=scores, config=config,
                                  retrieve_k=ns.k if ns.store else None)
@@ -324,6 +327,8 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.add_argument("--server", default=None,
                      help="a running `grounded-rag serve` to answer through (default: GROUNDED_RAG_URL, else "
                           "http://127.0.0.1:8000 when a server of the same model and store runs there)")
+    ask.add_argument("--timeout", type=float, default=READ_TIMEOUT_S,
+                     help="seconds to wait for a server's answer (a busy server answers queued requests in turn)")
     ask.add_argument("--local", action="store_true",
                      help="answer in this process even where a running server could (loads the model)")
     ask.add_argument("--trace", action="store_true", help="print the per-token grounding table")

@@ -26,6 +26,7 @@ from .config_sections import (  # noqa: F401 (the thresholds are the config's pu
 from .errors import ConfigError, InputError
 from .menu import DEFAULT_METHOD, canonical_name
 
+READ_TIMEOUT_S = 300.0  # how long a client (and `ask` through a server) waits for an answer by default
 DEFAULT_MODEL = "smollm2-135m-instruct"  # the embedded default (grounded_rag.models packages it)
 MODEL_ALIASES = {"default": DEFAULT_MODEL, "smollm2": DEFAULT_MODEL, "gemma3": "gemma3-270m",
                  "gemma-3-270m": "gemma3-270m"}

@@ -58,7 +58,8 @@ def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: li
 
 def _asked(row: dict[str, Any], url: str, store: str, ask_args: list[str]) -> dict[str, Any]:
     """One question asked in its own ``grounded-rag ask`` process, its printed answer scored."""
-    done = subprocess.run([*CLI, "ask", row["question"], "--store", store, "--server", url, *ask_args],
+    done = subprocess.run([*CLI, "ask", row["question"], "--store", store, "--server", url,
+                           "--timeout", str(PATIENT_S), *ask_args],
                           capture_output=True, text=True, encoding="utf-8",
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     if done.returncode != 0:

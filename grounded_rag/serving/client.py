@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from ..config import DecodingConfig
+from ..config import READ_TIMEOUT_S, DecodingConfig
 from ..errors import ContextWindowError, GroundedRAGError, InputError
 from ..inputs import documents_and_scores, with_scores
 from ..types import Citation, Conflict, Document, GenerationResult, Prompts, TraceStep, WithheldText
@@ -48,13 +48,14 @@ class GroundedClient:
     in-process decoder takes them. ``base_url`` may end in ``/v1`` or not.
     """
 
-    def __init__(self, base_url: str, model: str | None = None, timeout: float = 300.0,
+    def __init__(self, base_url: str, model: str | None = None, timeout: float = READ_TIMEOUT_S,
                  api_key: str | None = None, max_concurrency: int = 64,
                  model_card: dict[str, Any] | None = None, max_retries: int = 2) -> None:
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
         # a busy server's 503/429 is retried after its Retry-After, as OpenAI's client does, at most this many times
         self.max_retries = max_retries
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.timeout = timeout
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, headers=headers)
         self.max_concurrency = max_concurrency
         self._model = model
@@ -66,6 +67,10 @@ class GroundedClient:
         for attempt in range(self.max_retries + 1):
             try:
                 response = self._http.request(method, path, **kwargs)
+            except httpx.ReadTimeout:  # reached, but no answer in time: a queue of long answers on a slow machine
+                raise ServerError(f"the grounded-rag server at {self.base_url} did not answer within {self.timeout:g} "
+                                  "s (it may be answering others first); wait longer with GroundedClient(timeout=...) "
+                                  "or `grounded-rag ask --timeout SECONDS`") from None
             except httpx.HTTPError as exc:
                 raise ServerError(f"could not reach the grounded-rag server at {self.base_url} "
                                   f"({type(exc).__name__}: {exc}); start it with `grounded-rag serve` or check "
@@ -229,6 +234,6 @@ def _wait_and_retry(response: httpx.Response, attempt: int, retries: int) -> boo
 
 
 @functools.lru_cache(maxsize=32)
-def connect(base_url: str, model: str | None = None, timeout: float = 300.0) -> GroundedClient:
+def connect(base_url: str, model: str | None = None, timeout: float = READ_TIMEOUT_S) -> GroundedClient:
     """One client (and connection pool) per server and model, shared like ``load_shared``'s models."""
     return GroundedClient(base_url, model=model, timeout=timeout)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from .. import __version__
-from ..config import DEFAULT_MODEL, MODEL_ALIASES
+from ..config import DEFAULT_MODEL, MODEL_ALIASES, READ_TIMEOUT_S
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def _mismatch(card: dict[str, Any], model: str | None, store: str | None) -> str
 
 
 def find_server(url: str | None, model: str | None, store: str | None,
-                note: Callable[[str], None] | None = None) -> GroundedClient | None:
+                note: Callable[[str], None] | None = None, timeout: float = READ_TIMEOUT_S) -> GroundedClient | None:
     """A client of the server at ``url`` (else ``GROUNDED_RAG_URL``, else serve's default address) when it answers as
     the in-process decoder would; None when no server listens there or it differs (the answer is the same either
     way, only slower). A server given as ``url`` that cannot answer is an error saying why: the caller asked for it.
@@ -83,7 +83,8 @@ def find_server(url: str | None, model: str | None, store: str | None,
     if problem is None and card is not None:
         from .client import GroundedClient
 
-        return GroundedClient(base, model=card["id"], api_key=key, model_card=card)  # no second /v1/models
+        return GroundedClient(base, model=card["id"], api_key=key, model_card=card,  # no second /v1/models
+                              timeout=timeout)
     if url:
         raise InputError(f"the server at {base} cannot answer this question as asked: {problem}"
                          "; start one with the same --model and --store, or pass --local to answer in this process")

@@ -138,3 +138,19 @@ def test_ask_says_why_it_passed_over_a_server_at_the_default_address(decoder, st
         assert main(ask) == 0
         assert "was not used (it was not started with --store" in capsys.readouterr().err
         assert backend.worker.stats["batched_requests"] == 0
+
+
+def test_ask_that_waits_past_its_timeout_says_the_server_was_slow_not_absent(decoder, store, capsys):
+    """A server that is reached but has not answered within ``--timeout`` (a queue of long answers on a slow machine)
+    is not reported as unreachable; the message says how to wait longer. No server answers in a millisecond."""
+    ask = ["ask", QUESTION, "--store", store, "--max-new-tokens", str(N), "--no-sources"]
+    with local_server(decoder, store=store) as (url, _):
+        assert main([*ask, "--server", url, "--timeout", "0.001"]) == 2
+        err = capsys.readouterr().err
+        assert f"the grounded-rag server at {url} did not answer within 0.001 s" in err and "--timeout" in err, err
+        assert "could not reach" not in err
+        for bad in ("0", "-3", "inf", "nan"):
+            assert main([*ask, "--server", url, "--timeout", bad]) == 2
+            assert "--timeout must be a positive number of seconds" in capsys.readouterr().err
+        assert main([*ask, "--server", url, "--timeout", "600"]) == 0
+        assert capsys.readouterr().out.strip()
