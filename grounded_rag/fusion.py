@@ -23,9 +23,15 @@ def eta_from_rho(rho: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isinf(rho), torch.ones_like(rho), rho / (1.0 + rho))
 
 
+def finite(x: torch.Tensor) -> torch.Tensor:
+    """``torch.isfinite(x)`` for a float tensor, in two passes over it where isfinite takes four (NaN, +inf and -inf
+    all compare False): the fused step masks several vocabulary-wide tensors every token."""
+    return x.abs() < math.inf
+
+
 def _weighted(weight: torch.Tensor, logp: torch.Tensor) -> torch.Tensor:
     # weight * logp, but 0 * -inf = 0: a stream with zero weight must not veto any token.
-    return torch.where(weight == 0, torch.zeros_like(logp), weight * logp)
+    return torch.where(weight == 0, 0.0, weight * logp)
 
 
 def log_linear(logp_full: torch.Tensor, logp_ref: torch.Tensor, eta: torch.Tensor) -> torch.Tensor:
@@ -51,22 +57,22 @@ def arithmetic_fusion(logp_full: torch.Tensor, logp_ref: torch.Tensor, alpha: to
     return torch.logaddexp(torch.log1p(-alpha) + logp_full, torch.log(alpha) + logp_ref)
 
 
-def _kl_to_mixture(logp: torch.Tensor, log_m: torch.Tensor) -> torch.Tensor:
-    p = logp.exp()
-    terms = torch.where(p > 0, p * (logp - log_m), torch.zeros_like(p))
-    return terms.sum(dim=-1)
+def _kl_to_mixture(logp: torch.Tensor, log_m: torch.Tensor, p: torch.Tensor | None = None) -> torch.Tensor:
+    p = logp.exp() if p is None else p
+    return torch.where(p > 0, p * (logp - log_m), 0.0).sum(dim=-1)
 
 
-def js_divergence(logp: torch.Tensor, logq: torch.Tensor) -> torch.Tensor:
-    """Jensen-Shannon divergence in nats, per row; bounded by log 2."""
+def js_divergence(logp: torch.Tensor, logq: torch.Tensor, p: torch.Tensor | None = None) -> torch.Tensor:
+    """Jensen-Shannon divergence in nats, per row; bounded by log 2. ``p``: ``logp.exp()`` where the caller has it
+    (one full stream against several references)."""
     log_m = torch.logaddexp(logp, logq) - LOG2
-    js = 0.5 * _kl_to_mixture(logp, log_m) + 0.5 * _kl_to_mixture(logq, log_m)
+    js = 0.5 * _kl_to_mixture(logp, log_m, p) + 0.5 * _kl_to_mixture(logq, log_m)
     return js.clamp(min=0.0, max=LOG2)
 
 
-def conflict(logp_full: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
-    """c_t = JS(p_full, p_ret) / log 2, in [0, 1]."""
-    return js_divergence(logp_full, logp_ref) / LOG2
+def conflict(logp_full: torch.Tensor, logp_ref: torch.Tensor, p_full: torch.Tensor | None = None) -> torch.Tensor:
+    """c_t = JS(p_full, p_ret) / log 2, in [0, 1]; ``p_full``: ``logp_full.exp()``, where already computed."""
+    return js_divergence(logp_full, logp_ref, p_full) / LOG2
 
 
 def kl_barycenter_objective(q: torch.Tensor, p_full: torch.Tensor, p_ref: torch.Tensor, rho: float) -> torch.Tensor:
@@ -77,10 +83,9 @@ def kl_barycenter_objective(q: torch.Tensor, p_full: torch.Tensor, p_ref: torch.
 
 def finite_reference(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
     """``lp_ref`` for a contrast: where the reference rules a token out (-inf) it takes the full
-    stream's value (no contrast, as in ``_weighted_diff``), so subtracting it can never give +inf or
+    stream's value (no contrast, as in ``methods._weighted``), so subtracting it can never give +inf or
     -inf - -inf = NaN. Finite inputs pass through bit for bit (and no host sync: GPU-graph safe)."""
-    fallback = torch.where(torch.isfinite(lp_full), lp_full, torch.zeros_like(lp_full))
-    return torch.where(torch.isfinite(lp_ref), lp_ref, fallback)
+    return torch.where(finite(lp_ref), lp_ref, torch.where(finite(lp_full), lp_full, 0.0))
 
 
 def entropy(logp: torch.Tensor) -> torch.Tensor:

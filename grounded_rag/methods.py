@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import torch
 
 from . import baselines, schedule
-from .fusion import arithmetic_fusion, conflict, eta_from_rho, geometric_fusion, plausible_head
+from .fusion import arithmetic_fusion, conflict, eta_from_rho, finite, geometric_fusion, plausible_head
 from .menu import DEFAULT_METHOD, add_ablation, canonical_name
 from .prompts import Reference
 from .spans import finish_words, restrict
@@ -120,14 +120,16 @@ class PmiRule:
     def __call__(self, x: StepInputs) -> StepFusion:
         lp_full, config = x.lp_full, x.config
         lp_ret, lp_q = x.lp_ref[:, 0], x.lp_ref[:, 1]
-        c_q, c_r = conflict(lp_full, lp_q), conflict(lp_full, lp_ret)
+        p_full = lp_full.exp()
+        c_q, c_r = conflict(lp_full, lp_q, p_full), conflict(lp_full, lp_ret, p_full)
         ones = torch.ones_like(c_q)
         a = config.pmi_alpha * x.trust * (c_q if self.adaptive else ones) if self.evidence else 0.0 * ones
         b = config.pmi_beta * (c_r if self.adaptive else ones) if self.question else 0.0 * ones
-        scores = lp_full + self._evidence_term(x, a, lp_ret, lp_q) + self._question_term(x, b, lp_ret)
+        pmi_x = _pmi(lp_full, lp_ret)  # both terms read PMI(y; x | D): computed once a step
+        scores = lp_full + self._evidence_term(x, a, pmi_x, lp_q) + self._question_term(x, b, pmi_x)
         kappa = config.plausibility if self.head else 0.0
-        keep = plausible_head(lp_full, kappa) & torch.isfinite(lp_full)
-        log_q = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
+        keep = plausible_head(lp_full, kappa) & finite(lp_full)
+        log_q = torch.log_softmax(torch.where(keep, scores, -math.inf), dim=-1)
         if kappa == 0:  # zero weights are standard decoding bit for bit, not up to re-normalization
             log_q = torch.where(((a == 0) & (b == 0)).unsqueeze(-1), lp_full, log_q)
         fused = StepFusion(log_q, c_q, a, b, lp_q)
@@ -135,26 +137,26 @@ class PmiRule:
             fused = _trusted(fused, lp_full, lp_q, config, x.trusted, x.doc_tokens if self.anchored else None)
         return fused
 
-    def _question_term(self, x: StepInputs, b: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
+    def _question_term(self, x: StepInputs, b: torch.Tensor, pmi_x: Pmi) -> torch.Tensor:
         """b_t PMI(y; x | D); with ``question_raises`` "documents" it raises only the documents' own tokens, with
         "none" it only lowers (research ablations: a raise is the question evoking a word the documents do not give)."""
-        term = _weighted_diff(b, x.lp_full, lp_ret)
+        term = _weighted(b, pmi_x)
         if self.question_raises == "documents":
             return anchor(term, x.doc_tokens)
         return term.clamp(max=0.0) if self.question_raises == "none" else term
 
-    def _evidence_term(self, x: StepInputs, a: torch.Tensor, lp_ret: torch.Tensor, lp_q: torch.Tensor) -> torch.Tensor:
+    def _evidence_term(self, x: StepInputs, a: torch.Tensor, pmi_x: Pmi, lp_q: torch.Tensor) -> torch.Tensor:
         """a_t PMI(y; D | x), where the question supports the token (gated) and, raised, only for the documents' own
         tokens (anchored)."""
-        term = _weighted_diff(a, x.lp_full, lp_q)
+        term = _weighted(a, _pmi(x.lp_full, lp_q))
         if self.gated:  # the question must support the token; a reference's -inf counts as support
-            supported = _pmi_x(x.lp_full, lp_ret) > x.config.pmi_gate
+            supported = _pmi_x(pmi_x) > x.config.pmi_gate
             if self.copying:
                 if x.words is None:
                     raise ValueError("a copying method needs each row's copied-word continuations (the engine's "
                                      "word_masks over its copies)")
                 supported = supported | x.words
-            term = torch.where(supported, term, torch.zeros_like(term))
+            term = torch.where(supported, term, 0.0)
         if self.anchored:  # a boost only for the documents' own tokens; a penalty for any token
             term = anchor(term, x.doc_tokens)
         return term
@@ -174,10 +176,10 @@ def _trusted(fused: StepFusion, lp_full: torch.Tensor, lp_q: torch.Tensor, confi
     obeyed. The plausibility head goes too: a model sure of a proverb's usual ending keeps the instructed word out
     of its head. The anchor stays: it is not about trust but about associations that are not evidence (CAD's
     "Petra" for "appreciated"). MemoTrap validation, 100 rows: 62 against CAD's 61 and the guarded rule's 34."""
-    evidence = _weighted_diff(torch.full_like(fused.conflict, config.trusted_beta), lp_full, lp_q)
+    evidence = _weighted(torch.full_like(fused.conflict, config.trusted_beta), _pmi(lp_full, lp_q))
     if doc_tokens is not None:
         evidence = anchor(evidence, doc_tokens)
-    scores = (lp_full + evidence).masked_fill(~torch.isfinite(lp_full), -math.inf)
+    scores = torch.where(finite(lp_full), lp_full + evidence, -math.inf)
     rows = trusted.unsqueeze(-1)
     beta = torch.full_like(fused.rho, config.trusted_beta)
     return replace(fused, log_q=torch.where(rows, torch.log_softmax(scores, dim=-1), fused.log_q),
@@ -190,7 +192,7 @@ def anchor(evidence_term: torch.Tensor, doc_tokens: torch.Tensor | None) -> torc
     if doc_tokens is None:
         raise ValueError("an anchored method needs each row's document tokens (the engine's document_tokens)")
     keep = doc_tokens | (evidence_term < 0)
-    return torch.where(keep, evidence_term, torch.zeros_like(evidence_term))
+    return torch.where(keep, evidence_term, 0.0)
 
 
 def full_stream_ends(log_q: torch.Tensor, lp_full: torch.Tensor, ends: torch.Tensor | None,
@@ -240,16 +242,28 @@ FINISH_WORDS = PostStep("finish_words", _finish_words, frozenset({"copies", "wor
 EXTRACTIVE = PostStep("extractive", _extractive, frozenset({"spans"}))
 
 
-def _pmi_x(lp_full: torch.Tensor, lp_ret: torch.Tensor) -> torch.Tensor:
-    """PMI(y; x | D) = log p_full - log p_ret; +inf where the reference rules the token out."""
-    return torch.where(torch.isfinite(lp_ret), lp_full - lp_ret, torch.full_like(lp_full, math.inf))
+class Pmi(NamedTuple):
+    """log p_full - log p_ref where the reference allows the token (``finite``), as the contrasts read it."""
+
+    diff: torch.Tensor
+    finite: torch.Tensor
 
 
-def _weighted_diff(weight: torch.Tensor, lp_full: torch.Tensor, lp_ref: torch.Tensor) -> torch.Tensor:
+def _pmi(lp_full: torch.Tensor, lp_ref: torch.Tensor) -> Pmi:
+    return Pmi(lp_full - lp_ref, finite(lp_ref))
+
+
+def _pmi_x(pmi: Pmi) -> torch.Tensor:
+    """PMI(y; x | D) = log p_full - log p_ret (``pmi``: against the retrieval stream); +inf where the reference rules
+    the token out."""
+    return torch.where(pmi.finite, pmi.diff, math.inf)
+
+
+def _weighted(weight: torch.Tensor, pmi: Pmi) -> torch.Tensor:
     """weight * (log p_full - log p_ref) per row; 0 where the weight is 0 or the reference rules the
     token out (-inf): no -inf - -inf NaNs, and no infinite boost from a reference's zero."""
-    diff = torch.where(torch.isfinite(lp_ref), lp_full - lp_ref, torch.zeros_like(lp_full))
-    return torch.where(weight.unsqueeze(-1) == 0, torch.zeros_like(diff), weight.unsqueeze(-1) * diff)
+    diff = torch.where(pmi.finite, pmi.diff, 0.0)
+    return torch.where(weight.unsqueeze(-1) == 0, 0.0, weight.unsqueeze(-1) * diff)
 
 
 # The default: the question-aware contrasts, anchored to the documents' own words, judging whole words, with the end

@@ -137,6 +137,7 @@ class Rows:
         return StepInputs(
             lp_full, lp_ref, self.trust, config, begun=begun, doc_tokens=self.doc_tokens,
             words=None if self.copies is None else word_masks(self.copies, vocab, device),
-            breaks=None if self.copies is None or pieces is None else word_breaks(self.copies, pieces),
+            breaks=None if self.copies is None or pieces is None or not any(c.inside for c in self.copies)
+            else word_breaks(self.copies, pieces),  # None where no row stopped inside a word: nothing to finish
             ends=ends, trusted=self.trusted, spans=self.spans, question_tokens=self.question_tokens,
         )

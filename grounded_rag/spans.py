@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from .fusion import finite
 from .prompts import encode_text
 
 _TEXTS: weakref.WeakKeyDictionary[PreTrainedTokenizerBase, list[str]] = weakref.WeakKeyDictionary()
@@ -272,7 +273,7 @@ def _drop(log_q: torch.Tensor, lp_full: torch.Tensor, dropped: torch.Tensor) -> 
     """``log_q`` without the ``dropped`` tokens, renormalized; a row left with no mass ranks the rest by the
     full stream's own distribution instead."""
     masked = log_q.masked_fill(dropped, -math.inf)
-    empty = ~torch.isfinite(masked).any(dim=-1, keepdim=True)
+    empty = ~finite(masked).any(dim=-1, keepdim=True)
     masked = torch.where(empty, lp_full.masked_fill(dropped, -math.inf), masked)
     return torch.log_softmax(masked, dim=-1)
 

@@ -20,7 +20,7 @@ from grounded_rag.decoder import GroundedDecoder
 from grounded_rag.evaluation.ablations import register as register_ablations
 from grounded_rag.evaluation.data import load_examples, split_examples
 from grounded_rag.evaluation.protocol import base_config
-from grounded_rag.methods import Method, PostStep, StepFusion, StepInputs, _pmi_x, get_method
+from grounded_rag.methods import Method, PostStep, StepFusion, StepInputs, _pmi, _pmi_x, get_method
 
 ABLATION = "pmi_words_memory_extract"
 
@@ -39,7 +39,7 @@ class _Recorder:
             token = int(fused.log_q[0].argmax())
             self.openings.append({"step": self.step, "token": token,
                                   "pmi_documents": float(x.lp_full[0, token] - fused.reference[0, token]),
-                                  "pmi_question": float(_pmi_x(x.lp_full, x.lp_ref[:, 0])[0, token])})
+                                  "pmi_question": float(_pmi_x(_pmi(x.lp_full, x.lp_ref[:, 0]))[0, token])})
         self.step += 1
         return fused
 

@@ -11,6 +11,7 @@ from grounded_rag.fusion import (
     arithmetic_fusion,
     conflict,
     eta_from_rho,
+    finite,
     geometric_fusion,
     js_divergence,
     kl_barycenter_objective,
@@ -209,3 +210,40 @@ def test_the_question_term_variants_raise_only_what_they_may():
     q = {name: fused.log_q[0].exp() for name, fused in out.items()}
     assert q["grounded_contrast"][2] > q["pmi_words_question_anchored"][2]
     assert q["pmi_words_question_anchored"][1] > q["pmi_words_question_lowers"][1]
+
+
+def test_finite_is_isfinite_on_every_kind_of_float():
+    """The fused step's two-pass mask equals torch.isfinite on finite values, both infinities, NaN and -0.0, in every
+    float type the streams' logits come in."""
+    values = [0.0, -0.0, 1.5, -3.0e38, 3.0e38, 1e-45, math.inf, -math.inf, math.nan]
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        x = torch.tensor(values, dtype=dtype)
+        assert torch.equal(finite(x), torch.isfinite(x)), dtype
+
+
+def test_the_default_shares_its_intermediates_without_changing_a_bit():
+    """The default's step computes exp(log p_full) and PMI(y; x | D) once for both contrasts; its result equals the
+    formula written term by term (as the rule stood before), on rows where a reference rules tokens out."""
+    lp = random_logp(6, 64, seed=11).view(2, 3, 64)
+    lp[1, 1, 5:9] = -math.inf  # the retrieval stream rules tokens out
+    lp[0, 2, 20:30] = -math.inf  # the question stream does
+    lp_full, lp_ret, lp_q = lp[:, 0], lp[:, 1], lp[:, 2]
+    cfg, trust = DecodingConfig(), torch.tensor([0.3, 0.8])
+    doc = torch.zeros(2, 64, dtype=torch.bool)
+    doc[:, ::3] = True
+    words = torch.zeros(2, 64, dtype=torch.bool)
+    got = fuse(get_method("grounded_contrast"), lp_full, lp[:, 1:], trust, cfg, doc_tokens=doc, words=words)
+
+    def weighted(w, ref):
+        diff = torch.where(torch.isfinite(ref), lp_full - ref, torch.zeros_like(lp_full))
+        return torch.where(w.unsqueeze(-1) == 0, torch.zeros_like(diff), w.unsqueeze(-1) * diff)
+
+    a = cfg.pmi_alpha * trust * conflict(lp_full, lp_q)
+    b = cfg.pmi_beta * conflict(lp_full, lp_ret)
+    pmi_x = torch.where(torch.isfinite(lp_ret), lp_full - lp_ret, torch.full_like(lp_full, math.inf))
+    evidence = torch.where(pmi_x > cfg.pmi_gate, weighted(a, lp_q), torch.zeros_like(lp_full))
+    evidence = anchor(evidence, doc)
+    scores = lp_full + evidence + weighted(b, lp_ret)
+    keep = (lp_full >= lp_full.max(-1, keepdim=True).values + math.log(cfg.plausibility)) & torch.isfinite(lp_full)
+    want = torch.log_softmax(scores.masked_fill(~keep, -math.inf), dim=-1)
+    assert torch.equal(got.log_q, want) and torch.equal(got.rho, a) and torch.equal(got.eta, b)
