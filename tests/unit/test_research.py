@@ -124,3 +124,20 @@ def test_busy_machine_reports_a_process_past_its_timeout_and_ends_the_busy_ones(
         assert not set(script.WAITS) & set(script.child_env(policy))
     assert script.child_env("passive")["OMP_WAIT_POLICY"] == "PASSIVE" and "GOMP_SPINCOUNT" not in script.child_env("passive")
     assert script.timed("passive", "torch", 1, busy=2, timeout=0.5) == {"median_s": None, "over_s": 0.5}
+
+
+def test_title_format_writes_each_variants_head_and_reads_validation_questions_only():
+    """The title study's variants differ only in how a passage's head is written (the package's own is "current"),
+    and it asks validation questions alone: the real handbook's test half and the made-up handbook's test file stay
+    unseen."""
+    from grounded_rag.prompts import format_documents
+    from grounded_rag.types import Document
+
+    script = research("title_format")
+    docs = [Document(text="Staff use Tunnelstone. ", title="IT"), Document(text="Laptops last three years.")]
+    assert script.formatter("current")(docs, [2, 5]) == format_documents(docs, [2, 5])
+    assert script.formatter("none")(docs) == "Doc 1: Staff use Tunnelstone.\nDoc 2: Laptops last three years."
+    assert script.formatter("line")(docs).startswith("Doc 1: IT\nStaff use Tunnelstone.\nDoc 2: Laptops")
+    real, made_up = (script.questions(q, split_only=name == "real") for name, (_, q) in script.SETS.items())
+    assert real and all(r["split"] == "validation" for r in real)
+    assert "handbook_validation" in str(script.SETS["made_up"][1]) and made_up
