@@ -67,10 +67,8 @@ class GroundedClient:
         for attempt in range(self.max_retries + 1):
             try:
                 response = self._http.request(method, path, **kwargs)
-            except httpx.ReadTimeout:  # reached, but no answer in time: a queue of long answers on a slow machine
-                raise ServerError(f"the grounded-rag server at {self.base_url} did not answer within {self.timeout:g} "
-                                  "s (it may be answering others first); wait longer with GroundedClient(timeout=...) "
-                                  "or `grounded-rag ask --timeout SECONDS`") from None
+            except httpx.ReadTimeout:
+                raise self._slow() from None
             except httpx.HTTPError as exc:
                 raise ServerError(f"could not reach the grounded-rag server at {self.base_url} "
                                   f"({type(exc).__name__}: {exc}); start it with `grounded-rag serve` or check "
@@ -80,6 +78,13 @@ class GroundedClient:
         if response.status_code >= 400:
             raise self._error(response)
         return response
+
+    def _slow(self) -> ServerError:
+        """A server reached that sent nothing for ``timeout`` seconds: a queue of long answers on a slow machine, not
+        a server that is not there."""
+        return ServerError(f"the grounded-rag server at {self.base_url} did not answer within {self.timeout:g} s (it "
+                           "may be answering others first); wait longer with GroundedClient(timeout=...) or "
+                           "`grounded-rag ask --timeout SECONDS`")
 
     @staticmethod
     def _error(response: httpx.Response) -> Exception:
@@ -193,6 +198,8 @@ class GroundedClient:
                         raise self._error(response)
                     yield from self._events(response, pieces)
                     return
+        except httpx.ReadTimeout:
+            raise self._slow() from None
         except httpx.HTTPError as exc:
             raise ServerError(f"the stream from {self.base_url} broke ({type(exc).__name__}: {exc})") from None
 

@@ -11,6 +11,7 @@ import pytest
 
 from grounded_rag.cli import main
 from grounded_rag.retrieval import ChromaStore
+from grounded_rag.serving.client import GroundedClient, ServerError
 
 from ..conftest import DOCUMENTS, QUESTION
 from .test_serving import local_server
@@ -154,3 +155,6 @@ def test_ask_that_waits_past_its_timeout_says_the_server_was_slow_not_absent(dec
             assert "--timeout must be a positive number of seconds" in capsys.readouterr().err
         assert main([*ask, "--server", url, "--timeout", "600"]) == 0
         assert capsys.readouterr().out.strip()
+        client = GroundedClient(url, timeout=0.001)  # a stream that sends nothing in time says the same
+        with pytest.raises(ServerError, match="did not answer within 0.001 s"):
+            list(client.stream_with_result(QUESTION, DOCUMENTS, max_new_tokens=N))
