@@ -116,7 +116,7 @@ class Conflict(BaseModel):
 
 
 SecondLook = Literal["insist", "quote"]
-SHOWN_AS: dict[str, str] = {"insist": "insisted", "quote": "quoted"}  # the result's field marking an answer a look found
+SHOWN_AS: dict[str, str] = {"insist": "insisted", "quote": "quoted"}  # the field marking an answer a look found
 
 
 NO_DOCUMENTS_ANSWER = "No documents were retrieved for this question, so no grounded answer can be given."

@@ -5,8 +5,9 @@ the two handbooks (the real one, cookbook/data/real_handbook, and the made-up va
 Found by a newcomer: the README's VPN passage with ``title="IT"`` abstained where the same passage without a title
 answered (``Doc 1 (IT): ...``). Ingested files always carry a title (their file's stem).
 
-``python cookbook/research/title_format.py [--variants current,none,line] [--limit N] [--backend torch]`` prints JSON: per variant and
-set, answerable questions answered right, unanswerable ones withheld, answerable ones withheld, and the answers.
+``python cookbook/research/title_format.py [--variants current,none,line] [--limit N] [--backend torch]`` prints
+JSON: per variant and set, answerable questions answered right, unanswerable ones withheld, answerable ones withheld,
+and the answers.
 """
 
 from __future__ import annotations
