@@ -20,6 +20,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from grounded_rag.prompts import format_documents as PACKAGE_FORMAT  # kept: main() swaps each variant in
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"real": (ROOT / "cookbook/data/real_handbook", ROOT / "cookbook/data/real_handbook_questions.jsonl"),
         "made_up": (ROOT / "cookbook/data/handbook_validation",
@@ -27,19 +29,20 @@ SETS = {"real": (ROOT / "cookbook/data/real_handbook", ROOT / "cookbook/data/rea
 
 
 def _head(k: int, title: str | None, variant: str) -> str:
-    """How the passage numbered ``k`` opens in the prompt under ``variant``."""
+    """How the passage numbered ``k`` opens in the prompt under a variant other than the package's own."""
     if not title or variant == "none":
         return f"Doc {k}: "
-    if variant == "current":
-        return f"Doc {k} ({title}): "
     if variant == "line":
         return f"Doc {k}: {title}\n"
-    if variant == "labelled":
-        return f"Doc {k} (title: {title}): "
     raise ValueError(f"unknown variant {variant!r}")
 
 
 def formatter(variant: str) -> Callable:
+    """The package's own ``format_documents`` for "current" (as the prompt is written, never a copy of it); else one
+    that writes each passage's head as ``variant`` says."""
+    if variant == "current":
+        return PACKAGE_FORMAT
+
     def format_documents(documents: Sequence, numbers: Sequence[int] | None = None) -> str:
         return "\n".join(_head(k, d.title, variant) + d.text.strip()
                          for k, d in zip(numbers or range(1, len(documents) + 1), documents))
