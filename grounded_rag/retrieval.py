@@ -29,6 +29,10 @@ COLLECTION = "grounded_rag"
 WRITE_LOCK = ".grounded_rag.lock"  # inside the store folder; held for a whole ingest
 WRITE_WAIT_S = 3600.0
 EMBED_BATCH = 256  # chunks embedded and stored at a time: far under Chroma's batch limit, one step of the progress bar
+# A new store's index: cosine distance, and 32 links a point in Chroma's HNSW graph (its default is 16). With 16, a
+# chunk unlike the rest of a large store (one fact among thousands of similar lines) can keep no link in from the
+# graph and is missed by every search, however wide: the one chunk a question about that fact needs.
+INDEX = {"hnsw:space": "cosine", "hnsw:M": 32}
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ class ChromaStore:
             return cls(client, collection, folder)._check_readable()._check_made_with(writing=False)
         collection = client.get_or_create_collection(
             COLLECTION, embedding_function=chroma_embedding_function(),
-            metadata={"hnsw:space": "cosine", **embedding_record()})
+            metadata={**INDEX, **embedding_record()})
         store = cls(client, collection, None if path is None else Path(path))
         return store._check_readable()._check_made_with(writing=True) if path is not None else store
 
