@@ -48,7 +48,7 @@ def read_output(out: str) -> tuple[str, list[str], str | None]:
 
 
 def ask_each(url: str, store: str, questions: list[dict[str, Any]], ask_args: list[str],
-             concurrent: int = 4) -> list[dict[str, Any]]:
+             concurrent: int = 16) -> list[dict[str, Any]]:
     """Each question through ``grounded-rag ask QUESTION --store STORE --server URL ASK_ARGS``, read as printed. Up to
     ``concurrent`` asks at a time, as several users would: the server batches them, and each answer equals the one it
     gives alone (tests/integration/test_serving.py)."""

@@ -14,7 +14,7 @@ from grounded_rag.retrieval import ChromaStore
 from grounded_rag.serving.client import GroundedClient, ServerError
 
 from ..conftest import DOCUMENTS, QUESTION
-from .test_serving import local_server
+from .test_serving import free_port, local_server
 
 N = 8
 
@@ -158,3 +158,6 @@ def test_ask_that_waits_past_its_timeout_says_the_server_was_slow_not_absent(dec
         client = GroundedClient(url, timeout=0.001)  # a stream that sends nothing in time says the same
         with pytest.raises(ServerError, match="did not answer within 0.001 s"):
             list(client.stream_with_result(QUESTION, DOCUMENTS, max_new_tokens=N))
+    nobody = GroundedClient(f"http://127.0.0.1:{free_port()}")  # a stream to no server: unreachable, as a request
+    with pytest.raises(ServerError, match="could not reach the grounded-rag server at .*grounded-rag serve"):
+        list(nobody.stream_with_result(QUESTION, DOCUMENTS, max_new_tokens=N))
