@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         if ingested.returncode != 0:
             sys.stderr.write(ingested.stderr)
             parser.error(f"ingesting {ns.files} failed (the error above)")
-        # the check paces its own asks (ask_each's ``concurrent`` at a time): its server waits them out however slow the machine
+        # the check paces its own asks (ask_each's ``concurrent`` at a time): its server waits them out however slow
+        # the machine
         with running_server(CLI, store, [*model_args, "--max-queue-wait-s", str(PATIENT_S)]) as url:
             answers = ask_each(url, store, questions, [*model_args, *ask_args])
         answers = [{**a, "retrieved": r} for a, r in zip(answers, retrieved(store, questions, ns.k), strict=True)]
